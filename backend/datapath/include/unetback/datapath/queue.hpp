@@ -1,0 +1,53 @@
+#pragma once
+// One netif queue: a worker thread that owns its TX ring, RX ring, event
+// channel(s), grant handle, TAP queue, buffers and counters. Nothing here is
+// shared with other queues on the per-packet path.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "unetback/datapath/queue_config.hpp"
+#include "unetback/datapath/queue_counters.hpp"
+#include "unetback/platform/frame_port.hpp"
+#include "unetback/platform/platform.hpp"
+
+namespace unetback::datapath {
+
+class vif_shared_state;  // per-vif, read-mostly: multicast filter, hash config
+
+/// Called from the worker thread when the frontend proved hostile (index
+/// overflow, too many slots, page-crossing slot, bad grant...). The receiver
+/// must only post to its own context; the worker has already stopped touching
+/// the rings (XSA-90: the data path marks, the control plane tears down).
+using fault_handler = std::function<void(queue_index, const std::string& reason)>;
+
+class queue {
+ public:
+  /// Opens this queue's grant and event-channel handles from `platform`.
+  queue(platform::platform& platform, queue_config config,
+        std::unique_ptr<platform::frame_port> tap, std::shared_ptr<vif_shared_state> shared,
+        fault_handler on_fault);
+  ~queue();  // stop()s
+  queue(const queue&) = delete;
+  queue& operator=(const queue&) = delete;
+
+  /// Maps both rings, binds the port(s) and starts the worker thread.
+  /// Throws std::system_error (map/bind failure) or std::runtime_error
+  /// (ring attach found req_prod - rsp_prod > RING_SIZE); nothing is left mapped.
+  void start();
+  /// Stops and joins the worker, unbinds ports, unmaps rings. Idempotent.
+  void stop();
+
+  /// Counters, read with relaxed loads from any thread.
+  [[nodiscard]] queue_counters_snapshot counters() const;
+  /// Ring indices for `unetbackctl dump` (like netback's io_ring_qN).
+  [[nodiscard]] std::string ring_dump() const;
+  [[nodiscard]] const queue_config& config() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace unetback::datapath

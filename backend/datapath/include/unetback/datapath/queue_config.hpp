@@ -1,0 +1,55 @@
+#pragma once
+// What the control plane hands the data path for one netif queue: every value
+// here was read from XenStore and validated by the control plane. The data path
+// never reads XenStore (style.md practice 4).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "unetback/rings/ids.hpp"
+
+namespace unetback::datapath {
+
+/// Features the frontend requested (frontend dir keys, netif-reference §1.7).
+struct frontend_features {
+  bool rx_notify = false;          ///< feature-rx-notify
+  bool sg = false;                 ///< feature-sg: multi-slot RX packets
+  bool gso_tcpv4 = false;          ///< feature-gso-tcpv4
+  bool gso_tcpv6 = false;          ///< feature-gso-tcpv6
+  bool ipv6_csum_offload = false;  ///< feature-ipv6-csum-offload
+  bool no_csum_offload = false;    ///< feature-no-csum-offload
+  bool multicast_control = false;  ///< request-multicast-control (sampled at connect)
+};
+
+/// Daemon/vif configuration for a queue. Defaults follow Linux netback.
+struct queue_tuning {
+  std::uint32_t poll_us = 0;                  ///< busy-poll budget before sleeping (0 = off)
+  std::uint32_t tx_batch = 64;                ///< max TX requests handled per sweep
+  std::uint32_t rx_batch = 64;                ///< max RX packets handled per sweep
+  std::size_t rx_backlog_bytes = 512 * 1024;  ///< bounded RX backlog (XSA-392)
+  std::chrono::milliseconds rx_stall_timeout{60000};  ///< no RX slots this long: stalled
+  std::uint32_t max_tx_slots_drop = 18;  ///< > this many data slots: drop (XEN_NETIF_NR_SLOTS_MIN)
+  std::uint32_t max_tx_slots_fatal =
+      20;                        ///< >= this many: hostile frontend (Linux fatal_skb_slots)
+  std::uint64_t rate_bytes = 0;  ///< `rate` key credit per interval (0 = unlimited)
+  std::chrono::microseconds rate_interval{0};
+};
+
+/// One queue's connection: grant refs and ports from the frontend's
+/// `queue-N/` (or flat) keys, already range-checked.
+struct queue_config {
+  std::string name;       ///< thread name, "vif<domid>.<devid>-q<N>" (<= 15 chars)
+  domid frontend;         ///< the guest (frontend-id)
+  queue_index index;      ///< this queue's number
+  grant_ref tx_ring_ref;  ///< tx-ring-ref
+  grant_ref rx_ring_ref;  ///< rx-ring-ref
+  evtchn_port tx_port;    ///< event-channel-tx, or event-channel when not split
+  evtchn_port rx_port;    ///< event-channel-rx, or event-channel when not split
+  bool split_event_channels = false;
+  frontend_features features;
+  queue_tuning tuning;
+};
+
+}  // namespace unetback::datapath

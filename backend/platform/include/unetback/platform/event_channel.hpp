@@ -1,0 +1,35 @@
+#pragma once
+// The event-channel seam (xenevtchn.h semantics): interdomain binding, kicks,
+// and a pollable fd whose pending ports are masked until unmasked.
+
+#include <optional>
+#include <system_error>
+
+#include "unetback/rings/ids.hpp"
+
+namespace unetback::platform {
+
+/// An event-channel handle. Not thread-safe ("a handle must not be shared by
+/// several threads", xenevtchn.h): each queue worker owns one.
+class event_channel {
+ public:
+  virtual ~event_channel() = default;
+
+  /// Binds to `remote_port`, which `remote` allocated unbound for our domain.
+  /// Fails (ec set) if the port was not offered to us or is already bound.
+  virtual evtchn_port bind_interdomain(domid remote, evtchn_port remote_port,
+                                       std::error_code& ec) = 0;
+  /// Closes our end; the remote port becomes unbound and can be bound again.
+  virtual void unbind(evtchn_port local) = 0;
+  /// Kicks the remote end of `local`.
+  virtual void notify(evtchn_port local) = 0;
+  /// A file descriptor that polls readable when a port may be pending.
+  [[nodiscard]] virtual int fd() const = 0;
+  /// The next pending port (now masked), or nullopt if none. Never blocks.
+  virtual std::optional<evtchn_port> pending() = 0;
+  /// Re-enables delivery for `local`; an event latched while masked is
+  /// delivered again after this call.
+  virtual void unmask(evtchn_port local) = 0;
+};
+
+}  // namespace unetback::platform

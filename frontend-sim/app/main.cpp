@@ -1,0 +1,240 @@
+// netfront-sim: a userspace Xen netfront (the guest side of the simulation).
+// It owns guest domain D's memory (sim platform), connects to sim-xenstored as
+// domain D, runs the frontend handshake for vif D.N and bridges the rings to
+// a multi-queue TAP inside the guest's network namespace.
+//
+// Exit status: 0 stopped by SIGINT/SIGTERM after a clean close; 1 bad command
+// line; 2 setup failure (domain, XenStore, frontend dir, TAP); 3 handshake
+// failure (refused or timed out); 4 the backend closed the device (without
+// --reconnect); 5 the backend violated the ring protocol.
+
+#include <linux/if_tun.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "unetback/sim/guest_domain.hpp"
+#include "unetback/sim/netfront/frontend_device.hpp"
+#include "unetback/sim/netfront/guest_tap.hpp"
+#include "unetback/xs/watcher.hpp"
+
+namespace {
+
+using namespace unetback;
+
+enum exit_code : int {
+  ok = 0, usage = 1, setup_failed = 2, handshake_failed = 3, backend_closed = 4, backend_fault = 5,
+};
+
+struct cli_options {
+  unsigned domid = 0;
+  std::string xenstore_dir;
+  std::string sim_dir = "/run/unetback-sim";
+  unsigned devid = 0;
+  unsigned queues = 1;
+  bool split = false;
+  bool no_sg = false;
+  bool no_gso = false;
+  std::optional<unsigned> mtu;
+  bool ctrl_ring = false;
+  std::string netns;
+  std::string ifname = "eth0";
+  bool reconnect = false;
+  unsigned handshake_timeout = 30;
+  std::string ready_file;
+  std::string log_level = "info";
+};
+
+void add_options(CLI::App& app, cli_options& o) {
+  app.add_option("--domid", o.domid, "guest domain id")->required()->check(CLI::Range(1, 0x7fef));
+  app.add_option("--xenstore-dir", o.xenstore_dir, "sim-xenstored dir (socket.d<D>)")
+      ->required()->check(CLI::ExistingDirectory);
+  app.add_option("--sim-dir", o.sim_dir, "simulated hypervisor dir")->capture_default_str();
+  app.add_option("--devid", o.devid, "vif device id")->check(CLI::Range(0, 0xffff));
+  app.add_option("--queues", o.queues, "queues to request")->check(CLI::Range(1, 64));
+  app.add_flag("--split-event-channels", o.split, "one event channel per direction");
+  app.add_flag("--no-sg", o.no_sg, "do not offer feature-sg");
+  app.add_flag("--no-gso", o.no_gso, "do not offer feature-gso-tcpv4/v6");
+  app.add_option("--mtu", o.mtu, "guest interface MTU")->check(CLI::Range(68, 65521));
+  app.add_flag("--ctrl-ring", o.ctrl_ring, "set up a control ring and send a Toeplitz config");
+  app.add_option("--netns", o.netns, "guest network namespace (/run/netns/NAME)")->required();
+  app.add_option("--ifname", o.ifname, "guest interface name")->capture_default_str();
+  app.add_flag("--reconnect", o.reconnect, "re-initialise after the backend closes");
+  app.add_option("--handshake-timeout", o.handshake_timeout, "seconds to reach Connected")
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--ready-file", o.ready_file, "file created once Connected");
+  app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error");
+  app.footer(
+      "Exit status: 0 clean stop on SIGINT/SIGTERM, 1 bad arguments, 2 setup failure, "
+      "3 handshake refused or timed out, 4 backend closed the device, 5 backend protocol "
+      "violation. Per-queue counters are printed to stdout as JSON on exit.");
+}
+
+sim::domain_config domain_config_for(const cli_options& o) {
+  sim::domain_config c;
+  c.sim_dir = o.sim_dir;
+  c.id = domid{static_cast<std::uint16_t>(o.domid)};
+  const std::uint32_t per_queue = 2 + sim::frontend_queue::tx_ids + sim::frontend_queue::rx_ids;
+  c.page_count = o.queues * per_queue + 16;
+  c.grant_count = c.page_count + sim::first_free_grant_ref + 16;
+  c.port_count = 2 * o.queues + 16;
+  c.map_record_count = 4 * o.queues + 16;
+  return c;
+}
+
+sim::tap_opener make_tap_opener(const cli_options& o) {
+  return [o](std::uint32_t queues, const sim::backend_features& be) {
+    sim::guest_tap_options t;
+    t.netns = o.netns;
+    t.ifname = o.ifname;
+    t.queues = queues;
+    t.offload_flags = TUN_F_CSUM;
+    if (!o.no_gso && be.sg && be.gso_tcpv4) {
+      t.offload_flags |= TUN_F_TSO4;
+    }
+    if (!o.no_gso && be.sg && be.gso_tcpv6) {
+      t.offload_flags |= TUN_F_TSO6;
+    }
+    t.mtu = o.mtu;
+    if (t.mtu && *t.mtu > 1500 && !be.sg) {
+      spdlog::warn("backend lacks feature-sg: MTU clamped to 1500");
+      t.mtu = 1500;
+    }
+    return sim::open_guest_tap(t);
+  };
+}
+
+nlohmann::json counters_json(sim::frontend_device& dev, int code) {
+  nlohmann::json out;
+  out["exit"] = code;
+  out["frontend"] = dev.frontend_path();
+  if (dev.ctrl_config_ok()) {
+    out["ctrl_config_ok"] = *dev.ctrl_config_ok();
+  }
+  out["queues"] = nlohmann::json::array();
+  for (const sim::queue_counters& c : dev.retired_counters()) {
+    const auto v = [](const std::atomic<std::uint64_t>& a) { return a.load(); };
+    out["queues"].push_back({{"tx_packets", v(c.tx_packets)}, {"tx_bytes", v(c.tx_bytes)},
+                             {"tx_dropped", v(c.tx_dropped)},
+                             {"tx_error_responses", v(c.tx_error_responses)},
+                             {"rx_packets", v(c.rx_packets)}, {"rx_bytes", v(c.rx_bytes)},
+                             {"rx_errors", v(c.rx_errors)}, {"rx_dropped", v(c.rx_dropped)},
+                             {"grants_busy", v(c.grants_busy)}, {"events", v(c.events)}});
+  }
+  return out;
+}
+
+/// Runs the device until a signal, a close or a failure; returns the exit code.
+int run(sim::frontend_device& dev, sim::guest_domain& dom, const cli_options& o) {
+  (void)dom;
+  boost::asio::io_context io;
+  int code = ok;
+  const auto finish = [&](int c) {
+    code = c;
+    io.stop();
+  };
+  boost::asio::steady_timer timeout(io, std::chrono::seconds(o.handshake_timeout));
+  timeout.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec && !dev.connected()) {
+      spdlog::error("{}: no connection within {} s", dev.frontend_path(), o.handshake_timeout);
+      finish(handshake_failed);
+    }
+  });
+  xs::watcher watcher(dev.xenstore(), io.get_executor(), [&](std::string_view, std::string_view) {
+    try {
+      switch (dev.on_backend_changed()) {
+        case sim::frontend_device::outcome::connected:
+          timeout.cancel();
+          if (!o.ready_file.empty()) {
+            std::ofstream(o.ready_file) << "connected\n";
+          }
+          break;
+        case sim::frontend_device::outcome::closed:
+          finish(backend_closed);
+          break;
+        case sim::frontend_device::outcome::failed:
+          finish(handshake_failed);
+          break;
+        case sim::frontend_device::outcome::waiting:
+          break;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", dev.frontend_path(), e.what());
+      finish(handshake_failed);
+    }
+  });
+  watcher.add(dev.backend_state_path(), "backend-state");
+  boost::asio::steady_timer fault_check(io);
+  std::function<void()> check = [&] {
+    fault_check.expires_after(std::chrono::milliseconds(200));
+    fault_check.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) {
+        return;
+      }
+      if (dev.faulted()) {
+        finish(backend_fault);
+        return;
+      }
+      check();
+    });
+  };
+  check();
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (!ec) {
+      finish(ok);
+    }
+  });
+  io.run();
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"netfront-sim: userspace Xen netfront for the unetback simulation"};
+  cli_options o;
+  add_options(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : usage;
+  }
+  const auto level = spdlog::level::from_str(o.log_level);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("netfront-sim"));
+  spdlog::set_level(level);
+  std::unique_ptr<sim::guest_domain> dom;
+  std::optional<xs::client> xs;
+  std::unique_ptr<sim::frontend_device> dev;
+  try {
+    dom = std::make_unique<sim::guest_domain>(domain_config_for(o));
+    xs.emplace(xs::client::open(o.xenstore_dir + "/socket.d" + std::to_string(o.domid)));
+    sim::device_options d;
+    d.self = domid{static_cast<std::uint16_t>(o.domid)};
+    d.devid = o.devid;
+    d.request = {o.queues, o.split, !o.no_sg, !o.no_gso, true, o.ctrl_ring};
+    d.reconnect = o.reconnect;
+    dev = std::make_unique<sim::frontend_device>(*dom, *xs, d, make_tap_opener(o));
+    dev->write_state(sim::xenbus_state::initialising);
+  } catch (const std::exception& e) {
+    spdlog::error("setup failed: {}", e.what());
+    return setup_failed;
+  }
+  int code = run(*dev, *dom, o);
+  dev->close();
+  if (code == ok && dev->faulted()) {
+    code = backend_fault;
+  }
+  std::cout << counters_json(*dev, code).dump() << std::endl;
+  return code;
+}

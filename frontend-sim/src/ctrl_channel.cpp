@@ -1,0 +1,109 @@
+#include "unetback/sim/netfront/ctrl_channel.hpp"
+
+#include <poll.h>
+
+#include <array>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "unetback/rings/ctrl_ring.hpp"
+
+namespace unetback::sim {
+namespace {
+
+/// The RSS verification key from Microsoft's documentation (also used by
+/// the rings/ Toeplitz tests).
+constexpr std::array<std::uint8_t, 40> rss_key = {
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+    0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+    0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa};
+
+constexpr std::uint32_t mapping_size = 128;
+
+}  // namespace
+
+ctrl_channel::ctrl_channel(guest_domain& domain, domid backend)
+    : domain_(domain), backend_(backend), ev_(domain.open_event_channel()) {
+  page_ = domain_.alloc_page();
+  ring_ = rings::ctrl_front_ring::init(rings::ring_page(domain_.page(page_).data(), rings::page_size));
+  ref_ = domain_.grant_access(page_, backend, grant_mode::read_write);
+  port_ = ev_->alloc_unbound(backend);
+}
+
+ctrl_channel::~ctrl_channel() {
+  ev_.reset();
+  if (!domain_.end_access(ref_)) {
+    domain_.free_page(page_);
+  }
+}
+
+std::optional<rings::ctrl_response> ctrl_channel::call(std::uint16_t type, std::uint32_t d0,
+                                                       std::uint32_t d1, std::uint32_t d2,
+                                                       std::chrono::milliseconds timeout) {
+  rings::ctrl_request req{};
+  req.id = next_id_++;
+  req.type = type;
+  req.data[0] = d0;
+  req.data[1] = d1;
+  req.data[2] = d2;
+  if (!ring_.write_request(req)) {
+    return std::nullopt;
+  }
+  if (ring_.push_requests_and_check_notify()) {
+    ev_->notify(port_);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto n = ring_.final_check_for_responses();
+    if (!n) {
+      return std::nullopt;
+    }
+    if (n.value() > 0) {
+      const rings::ctrl_response rsp = ring_.copy_response(ring_.rsp_cons());
+      ring_.consume_responses(1);
+      if (rsp.id != req.id || rsp.type != req.type) {
+        return std::nullopt;
+      }
+      return rsp;
+    }
+    pollfd p{ev_->fd(), POLLIN, 0};
+    if (::poll(&p, 1, 50) == 1) {
+      while (const auto port = ev_->pending()) {
+        ev_->unmask(*port);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool ctrl_channel::configure_toeplitz(std::uint32_t queues) {
+  const std::uint32_t key_page = domain_.alloc_page();
+  std::memcpy(domain_.page(key_page).data(), rss_key.data(), rss_key.size());
+  const grant_ref key_ref = domain_.grant_access(key_page, backend_, grant_mode::read_only);
+  const std::uint32_t map_page = domain_.alloc_page();
+  for (std::uint32_t i = 0; i < mapping_size; ++i) {
+    const std::uint32_t q = queues == 0 ? 0 : i % queues;
+    std::memcpy(domain_.page(map_page).data() + i * sizeof q, &q, sizeof q);
+  }
+  const grant_ref map_ref = domain_.grant_access(map_page, backend_, grant_mode::read_only);
+  const auto ok = [](const std::optional<rings::ctrl_response>& r) {
+    return r && r->status == rings::ctrl_status::success;
+  };
+  const bool done =
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ)) &&
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_FLAGS, rings::supported_hash_types)) &&
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, key_ref.value(),
+              static_cast<std::uint32_t>(rss_key.size()))) &&
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, mapping_size)) &&
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref.value(), mapping_size, 0));
+  for (const auto& [ref, page] : {std::pair{key_ref, key_page}, std::pair{map_ref, map_page}}) {
+    if (!domain_.end_access(ref)) {
+      domain_.free_page(page);
+    }
+  }
+  spdlog::info("control ring: Toeplitz configuration {}", done ? "accepted" : "REFUSED");
+  return done;
+}
+
+}  // namespace unetback::sim

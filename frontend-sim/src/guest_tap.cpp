@@ -1,0 +1,133 @@
+#include "unetback/sim/netfront/guest_tap.hpp"
+
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <system_error>
+#include <thread>
+
+namespace unetback::sim {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+ifreq make_ifreq(const std::string& name) {
+  ifreq ifr{};
+  if (name.empty() || name.size() >= IFNAMSIZ) {
+    throw std::invalid_argument("bad interface name '" + name + "'");
+  }
+  std::memcpy(ifr.ifr_name, name.c_str(), name.size());
+  return ifr;
+}
+
+void enter_netns(const std::string& netns) {
+  if (netns.empty()) {
+    return;
+  }
+  const std::string path = "/run/netns/" + netns;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fail("open " + path);
+  }
+  const int rc = ::setns(fd, CLONE_NEWNET);
+  ::close(fd);
+  if (rc != 0) {
+    fail("setns " + path);
+  }
+}
+
+int open_queue(const guest_tap_options& o, bool first) {
+  const int fd = ::open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    fail("open /dev/net/tun");
+  }
+  ifreq ifr = make_ifreq(o.ifname);
+  ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+  int hdr = 12;
+  if (::ioctl(fd, TUNSETIFF, &ifr) != 0 ||
+      (first && (::ioctl(fd, TUNSETVNETHDRSZ, &hdr) != 0 ||
+                 ::ioctl(fd, TUNSETOFFLOAD, static_cast<unsigned long>(o.offload_flags)) != 0))) {
+    const int err = errno;
+    ::close(fd);
+    throw std::system_error(err, std::generic_category(), "configure TAP " + o.ifname);
+  }
+  return fd;
+}
+
+void configure_link(const guest_tap_options& o) {
+  const int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) {
+    fail("socket");
+  }
+  ifreq ifr = make_ifreq(o.ifname);
+  bool ok = true;
+  if (o.mtu) {
+    ifr.ifr_mtu = static_cast<int>(*o.mtu);
+    ok = ::ioctl(s, SIOCSIFMTU, &ifr) == 0;
+  }
+  if (ok && o.up && (ok = ::ioctl(s, SIOCGIFFLAGS, &ifr) == 0)) {
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+    ok = ::ioctl(s, SIOCSIFFLAGS, &ifr) == 0;
+  }
+  const int err = errno;
+  ::close(s);
+  if (!ok) {
+    throw std::system_error(err, std::generic_category(), "configure link " + o.ifname);
+  }
+}
+
+}  // namespace
+
+tap_queue_port::~tap_queue_port() { ::close(fd_); }
+
+long tap_queue_port::read_frame(std::span<std::byte> buf) {
+  const ssize_t n = ::read(fd_, buf.data(), buf.size());
+  if (n < 0) {
+    return errno == EAGAIN ? 0 : -errno;
+  }
+  return static_cast<long>(n);
+}
+
+long tap_queue_port::write_frame(std::span<const iovec> iov) {
+  const ssize_t n = ::writev(fd_, iov.data(), static_cast<int>(iov.size()));
+  if (n < 0) {
+    return errno == EAGAIN ? 0 : -errno;
+  }
+  return static_cast<long>(n);
+}
+
+// setns() changes only the calling thread's namespace: do the work on a
+// short-lived thread so the caller stays where it is. The fds keep the TAP
+// in the guest namespace.
+std::vector<std::unique_ptr<platform::frame_port>> open_guest_tap(const guest_tap_options& o) {
+  std::vector<std::unique_ptr<platform::frame_port>> ports;
+  std::exception_ptr error;
+  std::thread t([&] {
+    try {
+      enter_netns(o.netns);
+      for (std::uint32_t q = 0; q < o.queues; ++q) {
+        ports.push_back(std::make_unique<tap_queue_port>(open_queue(o, q == 0)));
+      }
+      configure_link(o);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  t.join();
+  if (error) {
+    std::rethrow_exception(error);
+  }
+  return ports;
+}
+
+}  // namespace unetback::sim

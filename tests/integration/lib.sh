@@ -1,0 +1,156 @@
+# Shared helpers for the integration tier: each test builds its own world in a temp
+# dir (sim-xenstored, unetbackd in a "host" network namespace with a bridge, one
+# netfront-sim per guest in its own namespace) and tears all of it down on exit,
+# also on failure. Addresses come from 198.18.0.0/15 (the benchmarking range).
+#
+# Required environment (set by CMake): UNETBACK_BIN (folder with unetbackd,
+# netfront-sim, sim-xenstored, sim-xl).
+set -euo pipefail
+
+: "${UNETBACK_BIN:?set UNETBACK_BIN to the build folder with the binaries}"
+WORLD=$(mktemp -d /tmp/unetback-it.XXXXXX)
+ID=$(printf '%04x' $((RANDOM % 65536)))
+HOST_NS="ubh-$ID"
+BRIDGE="ubr0"
+HOST_IP="198.18.0.1"
+XS_DIR="$WORLD/xenstore"
+SIM_DIR="$WORLD/sim"
+LOGS="$WORLD/logs"
+PIDS=()
+GUEST_NS=()
+mkdir -p "$XS_DIR" "$SIM_DIR" "$LOGS"
+export XENSTORED_PATH="$XS_DIR/socket"
+
+log() { printf '[%s] %s\n' "$(date +%T.%3N)" "$*" >&2; }
+fail() {
+  log "FAIL: $*"
+  dump_logs
+  exit 1
+}
+dump_logs() {
+  for f in "$LOGS"/*.log; do
+    [[ -f "$f" ]] || continue
+    echo "----- $(basename "$f") (last 40 lines)" >&2
+    tail -n 40 "$f" >&2
+  done
+}
+
+cleanup() {
+  local rc=$?
+  set +e
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill -TERM "${PIDS[i]}" 2>/dev/null; done
+  local deadline=$((SECONDS + 10))
+  for pid in "${PIDS[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  for ns in "${GUEST_NS[@]}" "$HOST_NS"; do ip netns del "$ns" 2>/dev/null; done
+  ((rc == 0)) || dump_logs
+  rm -rf "$WORLD"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND until it succeeds.
+wait_for() {
+  local timeout=$1 what=$2
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "timed out after ${timeout}s waiting for $what"
+    sleep 0.1
+  done
+}
+
+start_bg() {  # start_bg NAME COMMAND...: runs COMMAND in the background, logs to $LOGS/NAME.log
+  local name=$1
+  shift
+  "$@" >"$LOGS/$name.log" 2>&1 &
+  PIDS+=($!)
+  log "started $name (pid $!)"
+}
+
+start_xenstored() {
+  start_bg sim-xenstored "$UNETBACK_BIN/sim-xenstored" --dir "$XS_DIR"
+  wait_for 10 "sim-xenstored socket" test -S "$XS_DIR/socket"
+}
+
+start_host_ns() {
+  ip netns add "$HOST_NS"
+  ip -n "$HOST_NS" link set lo up
+  ip -n "$HOST_NS" link add "$BRIDGE" type bridge
+  ip -n "$HOST_NS" addr add "$HOST_IP/24" dev "$BRIDGE"
+  ip -n "$HOST_NS" link set "$BRIDGE" up
+}
+
+# start_daemon [unetbackd flags...]: the daemon runs in the host namespace.
+start_daemon() {
+  start_bg unetbackd ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim \
+    --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" "$@"
+  wait_for 10 "unetbackd control socket" test -S "$WORLD/ctl.sock"
+}
+
+ctl() { "$UNETBACK_BIN/unetbackctl" --socket "$WORLD/ctl.sock" "$@"; }
+
+# queue_counter VIF QUEUE COUNTER: one per-queue counter of the daemon.
+queue_counter() {
+  ctl stats "$1" --json | jq -r ".[0].queues[] | select(.queue == $2) | .counters.$3"
+}
+
+# assert_all_queues_moved VIF QUEUES: every queue carried packets both ways.
+assert_all_queues_moved() {
+  local vif=$1 queues=$2 q tx rx
+  for ((q = 0; q < queues; q++)); do
+    tx=$(queue_counter "$vif" "$q" tx_packets)
+    rx=$(queue_counter "$vif" "$q" rx_packets)
+    log "$vif queue $q: tx_packets=$tx rx_packets=$rx"
+    ((tx > 0)) || fail "$vif queue $q carried no guest TX packets"
+    ((rx > 0)) || fail "$vif queue $q carried no guest RX packets"
+  done
+}
+
+# iperf3_run GUEST_DOMID SECONDS [iperf3 client flags...]: client in the guest,
+# server in the host namespace. Prints received Mbit/s.
+iperf3_run() {
+  local domid=$1 secs=$2
+  shift 2
+  ip netns exec "$HOST_NS" iperf3 -s -1 -B "$HOST_IP" >"$LOGS/iperf3-server.log" 2>&1 &
+  local server=$!
+  sleep 0.3
+  local json
+  json=$(ip netns exec "$(guest_ns "$domid")" iperf3 -c "$HOST_IP" -t "$secs" -J "$@") ||
+    { kill "$server" 2>/dev/null; fail "iperf3 $* failed: $json"; }
+  wait "$server" 2>/dev/null || true
+  echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | floor'
+}
+
+xl() { ip netns exec "$HOST_NS" "$UNETBACK_BIN/sim-xl" --xenstore "$XS_DIR/socket" "$@"; }
+
+# start_guest DOMID QUEUES [netfront-sim flags...]: creates the guest's namespace and
+# its domain, runs netfront-sim, and attaches a vif the way `xl network-attach` does.
+start_guest() {
+  local domid=$1 queues=$2
+  shift 2
+  local ns="ubg-$ID-$domid"
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  GUEST_NS+=("$ns")
+  xl domain-create "$domid"
+  start_bg "netfront-sim-$domid" "$UNETBACK_BIN/netfront-sim" --domid "$domid" \
+    --xenstore-dir "$XS_DIR" --sim-dir "$SIM_DIR" --devid 0 --queues "$queues" \
+    --netns "$ns" --ifname eth0 "$@"
+  xl network-attach "$domid" bridge="$BRIDGE" mac="00:16:3e:00:00:$(printf '%02x' "$domid")"
+  wait_for 20 "guest $domid connected" guest_connected "$domid"
+  ip -n "$ns" addr add "198.18.0.$((10 + domid))/24" dev eth0
+  ip -n "$ns" link set eth0 up
+}
+
+guest_ns() { echo "ubg-$ID-$1"; }
+guest_ip() { echo "198.18.0.$((10 + $1))"; }
+
+guest_connected() {
+  [[ "$(xenstore-read "/local/domain/0/backend/vif/$1/0/state")" == 4 ]] &&
+    [[ "$(xenstore-read "/local/domain/$1/device/vif/0/state")" == 4 ]]
+}

@@ -1,0 +1,178 @@
+// The guest-RX response builder: slot counts, copy plans, response contents.
+
+#include "unetback/rings/rx_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace unetback::rings {
+namespace {
+
+offload_features sg_gso() { return offload_features{true, true, true, true, false}; }
+
+std::vector<rx_request> posted(std::size_t n) {
+  std::vector<rx_request> reqs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    reqs[i].id = static_cast<std::uint16_t>(200 + i);
+    reqs[i].gref = static_cast<std::uint32_t>(5000 + i);
+  }
+  return reqs;
+}
+
+rx_packet_desc packet(std::uint32_t len) {
+  rx_packet_desc p;
+  p.length = len;
+  return p;
+}
+
+extra_info as_extra(const rx_response& r) {
+  extra_info e;
+  std::memcpy(&e, &r, sizeof(e));
+  return e;
+}
+
+TEST(RxBuilder, SmallFrameUsesOneSlot) {
+  const auto reqs = posted(4);
+  const auto plan = build_rx(packet(60), sg_gso(), reqs);
+  ASSERT_TRUE(plan);
+  const rx_plan& p = plan.value();
+  EXPECT_EQ(p.slots, 1U);
+  ASSERT_EQ(p.copy_count, 1U);
+  EXPECT_EQ(p.copies[0].gref, grant_ref(5000));
+  EXPECT_EQ(p.copies[0].src_offset, 0U);
+  EXPECT_EQ(p.copies[0].len, 60);
+  EXPECT_EQ(p.responses[0].id, 200);
+  EXPECT_EQ(p.responses[0].status, 60);
+  EXPECT_EQ(p.responses[0].offset, 0);
+  EXPECT_EQ(p.responses[0].flags, 0);
+}
+
+TEST(RxBuilder, PartialChecksumSetsBlankAndValidated) {
+  auto desc = packet(60);
+  desc.offload.csum_partial = true;
+  desc.offload.csum_validated = true;
+  const auto plan = build_rx(desc, sg_gso(), posted(1));
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan.value().responses[0].flags, rx_flags::csum_blank | rx_flags::data_validated);
+  EXPECT_EQ(plan.value().responses[0].flags, 0x3);  // RX bit order: validated=1, blank=2
+}
+
+TEST(RxBuilder, ValidatedChecksumSetsOnlyDataValidated) {
+  auto desc = packet(60);
+  desc.offload.csum_validated = true;
+  const auto plan = build_rx(desc, sg_gso(), posted(1));
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan.value().responses[0].flags, rx_flags::data_validated);
+}
+
+TEST(RxBuilder, LargeFrameSpansPagesWithMoreData) {
+  const auto plan = build_rx(packet(10000), sg_gso(), posted(3));
+  ASSERT_TRUE(plan);
+  const rx_plan& p = plan.value();
+  ASSERT_EQ(p.slots, 3U);
+  EXPECT_EQ(p.responses[0].status, 4096);
+  EXPECT_EQ(p.responses[1].status, 4096);
+  EXPECT_EQ(p.responses[2].status, 10000 - 8192);
+  EXPECT_EQ(p.responses[0].flags, rx_flags::more_data);
+  EXPECT_EQ(p.responses[1].flags, rx_flags::more_data);
+  EXPECT_EQ(p.responses[2].flags, 0);
+  EXPECT_EQ(p.copies[2].src_offset, 8192U);
+  EXPECT_EQ(p.copies[2].gref, grant_ref(5002));
+  EXPECT_EQ(p.responses[2].id, 202);
+}
+
+TEST(RxBuilder, GsoExtraFollowsFirstSlot) {
+  auto desc = packet(5000);
+  desc.offload.csum_partial = true;
+  desc.offload.gso_type = gso_type::tcpv4;
+  desc.offload.gso_size = 1448;
+  ASSERT_EQ(rx_slots_needed(desc, sg_gso()).value(), 3U);
+  const auto plan = build_rx(desc, sg_gso(), posted(3));
+  ASSERT_TRUE(plan);
+  const rx_plan& p = plan.value();
+  EXPECT_EQ(p.responses[0].flags & rx_flags::extra_info, rx_flags::extra_info);
+  EXPECT_EQ(p.responses[0].flags & rx_flags::more_data, rx_flags::more_data);
+  const extra_info e = as_extra(p.responses[1]);
+  EXPECT_EQ(e.type, extra_type::gso);
+  EXPECT_EQ(e.flags, 0);
+  EXPECT_EQ(e.u.gso.size, 1448);
+  EXPECT_EQ(e.u.gso.type, gso_type::tcpv4);
+  EXPECT_EQ(e.u.gso.pad, 0);
+  EXPECT_EQ(e.u.gso.features, 0);
+  EXPECT_EQ(p.responses[2].status, 5000 - 4096);  // data continues after the extra
+  EXPECT_EQ(p.responses[2].id, 202);
+  ASSERT_EQ(p.copy_count, 2U);
+  EXPECT_EQ(p.copies[1].slot, 2U);
+  EXPECT_EQ(p.copies[1].gref, grant_ref(5002));
+}
+
+TEST(RxBuilder, GsoAndHashExtrasAreChained) {
+  auto desc = packet(100);
+  desc.offload.csum_partial = true;
+  desc.offload.gso_type = gso_type::tcpv6;
+  desc.offload.gso_size = 1400;
+  desc.hash = rx_hash{true, _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP, 0xA1B2C3D4};
+  const auto plan = build_rx(desc, sg_gso(), posted(3));
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan.value().slots, 3U);
+  const extra_info g = as_extra(plan.value().responses[1]);
+  const extra_info h = as_extra(plan.value().responses[2]);
+  EXPECT_EQ(g.type, extra_type::gso);
+  EXPECT_EQ(g.flags, extra_flag_more);
+  EXPECT_EQ(h.type, extra_type::hash);
+  EXPECT_EQ(h.flags, 0);
+  EXPECT_EQ(h.u.hash.type, _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP);
+  EXPECT_EQ(h.u.hash.algorithm, XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ);
+  EXPECT_EQ(h.u.hash.value[0], 0xD4);
+  EXPECT_EQ(h.u.hash.value[3], 0xA1);
+}
+
+TEST(RxBuilder, FrameLargerThanPageWithoutSgIsDropped) {
+  offload_features no_sg{};
+  EXPECT_EQ(rx_slots_needed(packet(4096), no_sg).value(), 1U);
+  EXPECT_EQ(rx_slots_needed(packet(4097), no_sg).error(), rx_error::too_big_without_sg);
+}
+
+TEST(RxBuilder, FrameNeedingMoreThanEighteenPagesIsDropped) {
+  EXPECT_EQ(rx_slots_needed(packet(18 * 4096), sg_gso()).value(), 18U);
+  EXPECT_EQ(rx_slots_needed(packet(18 * 4096 + 1), sg_gso()).error(), rx_error::too_big);
+}
+
+TEST(RxBuilder, EmptyFrameIsDropped) {
+  EXPECT_EQ(rx_slots_needed(packet(0), sg_gso()).error(), rx_error::empty);
+}
+
+TEST(RxBuilder, GsoTypeFrontendDidNotRequestIsDropped) {
+  auto desc = packet(3000);
+  desc.offload.gso_type = gso_type::tcpv6;
+  desc.offload.gso_size = 1400;
+  auto feats = sg_gso();
+  feats.gso_tcpv6 = false;
+  EXPECT_EQ(rx_slots_needed(desc, feats).error(), rx_error::gso_not_negotiated);
+  EXPECT_EQ(build_rx(desc, feats, posted(3)).error(), rx_error::gso_not_negotiated);
+}
+
+TEST(RxBuilder, FailedCopyMarksOnlyItsSlotAsError) {
+  auto plan = build_rx(packet(9000), sg_gso(), posted(3)).value();
+  plan.fail_copy(1);
+  EXPECT_EQ(plan.responses[0].status, 4096);
+  EXPECT_EQ(plan.responses[1].status, netif_rsp::error);
+  EXPECT_EQ(plan.responses[2].status, 9000 - 8192);
+}
+
+TEST(RxBuilder, ResponsesCarryNoStaleBytes) {
+  auto desc = packet(60);
+  desc.hash = rx_hash{true, 0, 1};
+  const auto plan = build_rx(desc, sg_gso(), posted(2)).value();
+  const extra_info h = as_extra(plan.responses[1]);
+  EXPECT_EQ(h.u.hash.value[1], 0);
+  EXPECT_EQ(plan.responses[0].offset, 0);
+  for (std::uint32_t i = plan.slots; i < rx_max_slots; ++i) {
+    EXPECT_EQ(plan.responses[i].status, 0);
+  }
+}
+
+}  // namespace
+}  // namespace unetback::rings

@@ -1,0 +1,100 @@
+// unetbackctl: list vifs, show per-queue counters (table or --json, --watch),
+// dump ring indices, disable/enable a vif, change the daemon's log level.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "client.hpp"
+#include "render.hpp"
+#include "unetback/ctl/control_protocol.hpp"
+
+namespace {
+
+using nlohmann::json;
+using unetback::ctl::call;
+
+struct options {
+  std::string socket{unetback::ctl::default_socket_path};
+  std::string vif;
+  std::string level;
+  bool as_json = false;
+  bool all = false;
+  double watch_s = 0;
+};
+
+json stats_request(const options& o) {
+  json req{{"cmd", "stats"}};
+  if (!o.vif.empty()) {
+    req["vif"] = o.vif;
+  }
+  return req;
+}
+
+int show_stats(const options& o) {
+  for (;;) {
+    const auto result = call(o.socket, stats_request(o));
+    if (o.watch_s > 0) {
+      std::fputs("\x1b[H\x1b[2J", stdout);  // clear the terminal between refreshes
+    }
+    const auto text =
+        o.as_json ? result.dump(2) + "\n" : unetback::ctl::render_stats(result, o.all);
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+    if (o.watch_s <= 0) {
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.watch_s));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"unetbackctl: inspect and steer a running unetbackd"};
+  options o;
+  app.add_option("--socket", o.socket, "unetbackd's control socket")->capture_default_str();
+  app.require_subcommand(1);
+  auto* list = app.add_subcommand("list", "list vifs and their xenbus states");
+  list->add_flag("--json", o.as_json, "print JSON");
+  auto* stats = app.add_subcommand("stats", "per-queue counters");
+  stats->add_option("vif", o.vif, "only this vif (e.g. vif3.0)");
+  stats->add_flag("--json", o.as_json, "print JSON");
+  stats->add_flag("--all", o.all, "also counters that are zero");
+  stats->add_option("--watch", o.watch_s, "refresh every SECONDS")->check(CLI::PositiveNumber);
+  auto* dump = app.add_subcommand("dump", "ring indices per queue (like io_ring_qN)");
+  dump->add_option("vif", o.vif)->required();
+  auto* disable = app.add_subcommand("disable", "stop a vif's queues (carrier off)");
+  disable->add_option("vif", o.vif)->required();
+  auto* enable = app.add_subcommand("enable", "re-enable a disabled vif");
+  enable->add_option("vif", o.vif)->required();
+  auto* level = app.add_subcommand("log-level", "set the daemon's log level");
+  level->add_option("level", o.level, "trace|debug|info|warn|err|critical|off")->required();
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (*list) {
+      const auto r = call(o.socket, {{"cmd", "list"}});
+      std::fputs(o.as_json ? (r.dump(2) + "\n").c_str() : unetback::ctl::render_vif_list(r).c_str(),
+                 stdout);
+    } else if (*stats) {
+      return show_stats(o);
+    } else if (*dump) {
+      const auto r = call(o.socket, {{"cmd", "dump"}, {"vif", o.vif}});
+      for (const auto& q : r.at("queues")) {
+        std::printf("queue %d:\n%s\n", q.value("queue", 0), q.value("dump", "").c_str());
+      }
+    } else if (*disable || *enable) {
+      call(o.socket, {{"cmd", *disable ? "disable" : "enable"}, {"vif", o.vif}});
+    } else if (*level) {
+      call(o.socket, {{"cmd", "log-level"}, {"level", o.level}});
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "unetbackctl: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,210 @@
+# shellcheck shell=bash
+# Helpers for the lab scenarios (tests/lab/*.sh), which run as bash inside the lab dom0:
+#   . /lab/lab-lib.sh
+# Output protocol (collected on the host by tools/xen-lab/lib/boot.sh):
+#   LAB-MARK <what> uptime=S           progress
+#   LAB-RESULT scenario=S key=v ...    results
+#   LAB-FAIL scenario=S <reason>       a failed check (fail exits the scenario with 1)
+# Polling loops are bounded by time ($SECONDS), never by counts: under QEMU TCG every
+# fork costs milliseconds and iteration counts overrun badly.
+
+SCENARIO=${LAB_SCENARIO:-adhoc}
+UNETBACKD=${UNETBACKD:-/usr/local/bin/unetbackd}
+UNETBACKCTL=${UNETBACKCTL:-/usr/local/bin/unetbackctl}
+UNETBACKD_LOG=/var/log/unetbackd.log
+GUEST_KERNEL=/lab/domu/vmlinuz
+GUEST_INITRD=/lab/domu/initrd.cpio.gz
+DOM0_IP=198.18.0.1
+FAILS=0
+
+up() { cut -d' ' -f1 /proc/uptime; }
+mark() { echo "LAB-MARK $* uptime=$(up)"; }
+result() { echo "LAB-RESULT scenario=$SCENARIO $*"; }
+fcalc() { awk "BEGIN{printf \"%.2f\n\", $*}"; }
+now_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
+
+# fail REASON: report, dump diagnostics, end the scenario with status 1
+fail() {
+  echo "LAB-FAIL scenario=$SCENARIO $*"
+  dump_diagnostics
+  exit 1
+}
+# check_fail REASON: report a failed check but carry on (the scenario ends non-zero)
+check_fail() { echo "LAB-FAIL scenario=$SCENARIO $*"; FAILS=$((FAILS + 1)); }
+finish() {
+  if [ "$FAILS" -gt 0 ]; then dump_diagnostics; exit 1; fi
+  exit 0
+}
+
+dump_diagnostics() {
+  echo "----- diagnostics ($SCENARIO) -----"
+  xl list 2>&1
+  lsmod | grep -E 'xen_netback|xen_netfront' || echo "(xen-netback not loaded)"
+  echo "--- backend/vif in XenStore"
+  xenstore-ls -f /local/domain/0/backend/vif 2>&1 | grep -E '/(state|online|hotplug-status|hotplug-error|multi-queue-max-queues)' | head -40
+  if [ -f "$UNETBACKD_LOG" ]; then echo "--- tail of $UNETBACKD_LOG"; tail -40 "$UNETBACKD_LOG"; fi
+  local f
+  for f in /var/log/xen/console/guest-*.log; do
+    [ -f "$f" ] || continue
+    echo "--- tail of $f"; tail -15 "$f" | sed 's/^/[guest] /'
+  done
+  echo "--- tail of xl dmesg"; xl dmesg 2>/dev/null | tail -8
+  echo "--- dom0 dmesg (xen/vif/tap/segfault)"; dmesg | grep -a -i -E 'xen|vif|tap|segfault|traps' | tail -12
+  echo "-----"
+}
+
+# ---- addresses: lab MAC 00:16:3e:5a:HH:LL <-> guest address 198.18.HH.LL (see domU/init)
+lab_mac() { printf '00:16:3e:5a:%02x:%02x\n' "$1" "$2"; }
+lab_ip() { echo "198.18.$1.$2"; }
+
+setup_bridge() {
+  modprobe bridge
+  ip link show xenbr0 >/dev/null 2>&1 || ip link add xenbr0 type bridge
+  ip link set xenbr0 type bridge stp_state 0 forward_delay 0 2>/dev/null || true
+  ip addr replace "$DOM0_IP/16" dev xenbr0
+  ip link set xenbr0 up
+}
+
+# ---- guests
+console_log() { echo "/var/log/xen/console/guest-$1.log"; }
+domid_of() { xl domid "$1" 2>/dev/null; }
+
+# wait_console NAME PATTERN TIMEOUT_S [COUNT]: PATTERN (grep -E) seen COUNT times (default 1)
+wait_console() {
+  local f; f=$(console_log "$1"); local end=$((SECONDS + $3)) want=${4:-1}
+  while [ $SECONDS -lt $end ]; do
+    [ "$(grep -a -c -E -- "$2" "$f" 2>/dev/null || true)" -ge "$want" ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+console_count() { grep -a -c -E -- "$2" "$(console_log "$1")" 2>/dev/null || echo 0; }
+
+# guest_create NAME VCPUS MEM_MB "kernel args" [VIFSPEC ...]
+# Starts a PV guest with the lab initrd and waits until it is READY (prints nothing).
+guest_create() {
+  local name=$1 vcpus=$2 mem=$3 extra=$4; shift 4
+  local cfg=/tmp/$name.cfg vifs="" v t0
+  for v in "$@"; do vifs="$vifs${vifs:+, }'$v'"; done
+  cat >"$cfg" <<CFG
+name = "$name"
+type = "pv"
+kernel = "$GUEST_KERNEL"
+ramdisk = "$GUEST_INITRD"
+extra = "console=hvc0 quiet $extra"
+memory = $mem
+vcpus = $vcpus
+on_crash = "preserve"
+vif = [ $vifs ]
+CFG
+  rm -f "$(console_log "$name")"
+  t0=$(now_ms)
+  xl create -q "$cfg" || fail "xl create $name failed"
+  wait_console "$name" LAB-DOMU-READY 240 || fail "guest $name did not reach READY"
+  result "guest=$name create_to_ready_s=$(fcalc "($(now_ms) - $t0) / 1000")"
+}
+
+# guest_cmd NAME "COMMAND" [TIMEOUT_S]: run COMMAND in the guest's console shell (written
+# to the console pty that xenconsoled holds), print its output, return its status.
+GUEST_CMD_SEQ=1000
+guest_cmd() {
+  local name=$1 cmd=$2 to=${3:-60} id tty f n start
+  id=$(domid_of "$name") || return 99
+  tty=$(xenstore-read "/local/domain/$id/console/tty" 2>/dev/null)
+  [ -c "$tty" ] || { echo "guest_cmd: no console pty for $name" >&2; return 99; }
+  GUEST_CMD_SEQ=$((GUEST_CMD_SEQ + 1)); n=$GUEST_CMD_SEQ
+  f=$(console_log "$name"); start=$(wc -l <"$f")
+  # the marker is computed by the guest shell, so its own echo of this line never matches
+  printf '%s; echo "LAB-CMD-END-$((%d+0)) rc=$?"\n' "$cmd" "$n" >"$tty"
+  wait_console "$name" "LAB-CMD-END-$n rc=" "$to" || { echo "guest_cmd: '$cmd' timed out" >&2; return 98; }
+  tail -n +"$((start + 1))" "$f" | tr -d '\r' | awk -v m="LAB-CMD-END-$n rc=" -v e='LAB-CMD-END-$((' \
+    'index($0, m) { s = substr($0, index($0, m) + length(m)); rc = s + 0; exit }
+     !index($0, e) { print } END { exit rc }'
+}
+
+# wait_vif DOMID DEVID STATE TIMEOUT_S: backend and frontend both in xenbus STATE
+wait_vif() {
+  local be=/local/domain/0/backend/vif/$1/$2 fe=/local/domain/$1/device/vif/$2 end=$((SECONDS + $4))
+  while [ $SECONDS -lt $end ]; do
+    [ "$(xenstore-read "$be/state" 2>/dev/null)" = "$3" ] && [ "$(xenstore-read "$fe/state" 2>/dev/null)" = "$3" ] && return 0
+    sleep 0.3
+  done
+  return 1
+}
+vif_states() {   # "backend/frontend" xenbus states, e.g. 4/4
+  echo "$(xenstore-read "/local/domain/0/backend/vif/$1/$2/state" 2>/dev/null || echo -)/$(xenstore-read "/local/domain/$1/device/vif/$2/state" 2>/dev/null || echo -)"
+}
+
+# ping_ok IP [COUNT]
+ping_ok() { busybox ping -c "${2:-3}" -W 3 "$1" >/tmp/ping.out 2>&1 || { cat /tmp/ping.out; return 1; }; }
+# wait_ping IP TIMEOUT_S: first answered ping within the time
+wait_ping() {
+  local end=$((SECONDS + $2))
+  while [ $SECONDS -lt $end ]; do busybox ping -c 1 -W 1 "$1" >/dev/null 2>&1 && return 0; done
+  return 1
+}
+
+# iperf_mbps IP SECS STREAMS DIR: DIR=to_guest (dom0 sends) | from_guest (-R); prints Mbit/s received
+iperf_mbps() {
+  local flag=""; [ "$4" = from_guest ] && flag=-R
+  iperf3 -c "$1" -t "$2" -P "$3" $flag -J --connect-timeout 5000 >/tmp/iperf.json 2>&1
+  python3 - /tmp/iperf.json <<'PY' || { tail -5 /tmp/iperf.json >&2; return 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+if "error" in d:
+    print(d["error"], file=sys.stderr); sys.exit(1)
+print("%.0f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6))
+PY
+}
+
+# sockperf_us IP SECS: UDP ping-pong average latency (us)
+sockperf_us() {
+  sockperf ping-pong -i "$1" -t "$2" --no-rdtsc >/tmp/sockperf.out 2>&1 || { tail -3 /tmp/sockperf.out >&2; return 1; }
+  sed -n 's/.*avg-latency=\([0-9.]*\).*/\1/p' /tmp/sockperf.out | tail -1 | grep . || { tail -5 /tmp/sockperf.out >&2; return 1; }
+}
+
+# ---- backends
+netback_loaded() { [ -d /sys/module/xen_netback ]; }
+# netback_load MAX_QUEUES: the kernel netback, bypassing the lab's blacklist (compare only)
+netback_load() {
+  modprobe --ignore-install xen-netback || fail "modprobe xen-netback"
+  echo "$1" >/sys/module/xen_netback/parameters/max_queues
+}
+netback_unload() {
+  local end=$((SECONDS + 20))
+  while netback_loaded && [ $SECONDS -lt $end ]; do rmmod xen-netback 2>/dev/null || sleep 0.5; done
+  ! netback_loaded
+}
+
+unetbackd_present() { [ -x "$UNETBACKD" ]; }
+unetbackd_pid() { cat /run/unetbackd.pid 2>/dev/null; }
+unetbackd_alive() { local p; p=$(unetbackd_pid) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+
+# unetbackd_start [ARGS...]: run the daemon in the background (log: $UNETBACKD_LOG)
+unetbackd_start() {
+  unetbackd_present || fail "no unetbackd in dom0 (pass --unetbackd to xen-lab)"
+  netback_loaded && fail "xen-netback is loaded: unetbackd must not share backend/vif with it"
+  echo "=== unetbackd $* (uptime $(up))" >>"$UNETBACKD_LOG"
+  setsid "$UNETBACKD" --platform xen "$@" >>"$UNETBACKD_LOG" 2>&1 </dev/null &
+  echo $! >/run/unetbackd.pid
+  sleep 1
+  unetbackd_alive || fail "unetbackd exited at start"
+  mark "unetbackd-started pid=$(unetbackd_pid)"
+}
+
+# unetbackd_stop: SIGTERM, wait up to 15 s. Sets UNETBACKD_RC (the exit status, or
+# "hang" after which it was killed); returns non-zero unless the daemon exited with 0.
+UNETBACKD_RC=
+unetbackd_stop() {
+  local p end; p=$(unetbackd_pid) || return 0
+  kill -TERM "$p" 2>/dev/null
+  end=$((SECONDS + 15))
+  while kill -0 "$p" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+  if kill -0 "$p" 2>/dev/null; then
+    kill -KILL "$p"; wait "$p" 2>/dev/null; UNETBACKD_RC=hang
+  else
+    wait "$p" 2>/dev/null; UNETBACKD_RC=$?
+  fi
+  rm -f /run/unetbackd.pid
+  [ "$UNETBACKD_RC" = 0 ]
+}

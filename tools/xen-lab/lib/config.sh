@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# Settings of the unetback Xen lab (sourced by every lab script).
+# Big files live under $LAB (default /var/tmp/unetback-lab), never in the repository.
+
+LAB="${UNETBACK_LAB_DIR:-/var/tmp/unetback-lab}"
+SUITE="${UNETBACK_LAB_SUITE:-bookworm}"
+MIRROR="${UNETBACK_LAB_MIRROR:-http://deb.debian.org/debian}"
+SECURITY_MIRROR="${UNETBACK_LAB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+
+# Debian packages (bookworm). The kernel ABI is resolved from the metapackage at fetch
+# time and recorded in $LAB/kernel-version.
+XEN_HV_PKG="xen-hypervisor-4.17-amd64"
+KERNEL_META_PKG="linux-image-amd64"
+
+# dom0 root: debootstrap minbase + these. The library packages are what unetbackd links
+# (checked with ldd on the built binary; anything still missing at boot time is copied
+# from the host, which runs the same Debian release).
+DOM0_PKGS="xen-utils-4.17 xenstore-utils iproute2 iperf3 sockperf bridge-utils kmod busybox procps
+  libspdlog1.10 libfmt9 libcap-ng0 libsystemd0 libtomlplusplus3 libstdc++6"
+DOM0_MODULES="xenfs xen-netback xen-netfront xen-gntdev xen-gntalloc xen-evtchn xen-privcmd bridge tun veth"
+DOMU_MODULES="xen-netfront"
+# programs copied (with their libraries) from the dom0 root into the guest initrd
+DOMU_PROGS="/usr/bin/iperf3 /usr/bin/sockperf"
+
+# Host packages the lab needs (installed by `xen-lab deps`, idempotently).
+HOST_PKGS="qemu-system-x86 debootstrap busybox-static cpio kmod zstd xz-utils util-linux"
+
+# QEMU. This machine's /dev/kvm is kvm_pvm (no VMX): it interprets every supervisor
+# instruction and cannot run Xen, so TCG is the default; KVM is used only where a
+# hardware-virtualising KVM (kvm_intel / kvm_amd) is loaded. UNETBACK_LAB_ACCEL=tcg|kvm forces.
+#  -smap,-smep: PV dom0 dies at its first instruction with them (#PF in create_bounce_frame)
+#  -rdtscp:     TCG's nested SVM cannot report RDTSCP exits (matters for PVH/HVM guests)
+#  -xsave:      TCG's XSAVE state handling corrupts dom0 processes on vCPU switches
+QEMU="${UNETBACK_LAB_QEMU:-qemu-system-x86_64}"
+QEMU_SMP="${UNETBACK_LAB_SMP:-2}"
+QEMU_MEM="${UNETBACK_LAB_MEM:-3072}"
+QEMU_TCG_ACCEL="tcg,thread=multi,tb-size=512"
+QEMU_TCG_CPU="max,-smap,-smep,-rdtscp,-xsave"
+
+XEN_CMDLINE="dom0_mem=1536M,max:1536M dom0_max_vcpus=2 console=com1 com1=115200,8n1 loglvl=all guest_loglvl=all"
+DOM0_CMDLINE="console=hvc0 earlyprintk=xen panic=-1 quiet"
+
+KVER_FILE="$LAB/kernel-version"
+kver() { cat "$KVER_FILE"; }
+
+log() { printf '[xen-lab %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }

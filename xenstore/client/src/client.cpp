@@ -1,0 +1,118 @@
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "unetback/xs/client.hpp"
+
+namespace unetback::xs {
+
+// ---- transaction --------------------------------------------------------
+
+namespace {
+
+xs_transaction_t start_transaction(xs_handle* h) {
+  errno = 0;
+  const xs_transaction_t t = xs_transaction_start(h);
+  if (t == XBT_NULL) {
+    throw_errno("transaction_start", "(transaction)");
+  }
+  return t;
+}
+
+xs_handle* open_handle() {
+  errno = 0;
+  xs_handle* h = xs_open(0);
+  if (h == nullptr) {
+    const char* env = std::getenv("XENSTORED_PATH");
+    throw_errno("open", env != nullptr ? env : "(default xenstored socket)");
+  }
+  return h;
+}
+
+}  // namespace
+
+transaction::transaction(xs_handle* h) : node_ops(h, start_transaction(h)) {}
+
+transaction::~transaction() {
+  abort();
+}
+
+bool transaction::commit() {
+  open_ = false;
+  errno = 0;
+  if (xs_transaction_end(handle_, tx_, false)) {
+    return true;
+  }
+  if (errno == EAGAIN) {
+    return false;
+  }
+  throw_errno("transaction_end", "(transaction)");
+}
+
+void transaction::abort() noexcept {
+  if (open_) {
+    open_ = false;
+    xs_transaction_end(handle_, tx_, true);
+  }
+}
+
+// ---- client -------------------------------------------------------------
+
+client::client() : node_ops(open_handle(), XBT_NULL) {}
+
+client client::open(const std::string& socket_path) {
+  // setenv is not thread-safe: only called during single-threaded startup.
+  if (::setenv("XENSTORED_PATH", socket_path.c_str(), 1) != 0) {
+    throw_errno("setenv XENSTORED_PATH", socket_path);
+  }
+  return client();
+}
+
+client::~client() {
+  if (handle_ != nullptr) {
+    xs_close(handle_);
+  }
+}
+
+client::client(client&& other) noexcept : node_ops(other.handle_, XBT_NULL) {
+  other.handle_ = nullptr;
+}
+
+client& client::operator=(client&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) {
+      xs_close(handle_);
+    }
+    handle_ = other.handle_;
+    other.handle_ = nullptr;
+  }
+  return *this;
+}
+
+std::string client::get_domain_path(domid d) {
+  errno = 0;
+  std::unique_ptr<char, decltype(&std::free)> path(xs_get_domain_path(handle_, d.value()),
+                                                   &std::free);
+  if (!path) {
+    throw_errno("get_domain_path", std::to_string(d.value()));
+  }
+  return std::string(path.get());
+}
+
+domid client::own_domid() {
+  // Relative "domid" resolves to /local/domain/<our id>/domid (written by
+  // xen-init-dom0 for dom0 and by the toolstack for driver domains).
+  const auto value = read("domid");
+  if (!value) {
+    throw error(ENOENT, "read", "domid");
+  }
+  // DOMID_FIRST_RESERVED (0x7FF0) and above are not real domains.
+  const auto id = parse_decimal(*value, 0x7FEF);
+  if (!id) {
+    throw error(EINVAL, "parse", "domid");
+  }
+  return domid{static_cast<std::uint16_t>(*id)};
+}
+
+}  // namespace unetback::xs
