@@ -17,10 +17,10 @@
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
@@ -32,7 +32,12 @@ namespace {
 using namespace unetback;
 
 enum exit_code : int {
-  ok = 0, usage = 1, setup_failed = 2, handshake_failed = 3, backend_closed = 4, backend_fault = 5,
+  ok = 0,
+  usage = 1,
+  setup_failed = 2,
+  handshake_failed = 3,
+  backend_closed = 4,
+  backend_fault = 5,
 };
 
 struct cli_options {
@@ -57,7 +62,8 @@ struct cli_options {
 void add_options(CLI::App& app, cli_options& o) {
   app.add_option("--domid", o.domid, "guest domain id")->required()->check(CLI::Range(1, 0x7fef));
   app.add_option("--xenstore-dir", o.xenstore_dir, "sim-xenstored dir (socket.d<D>)")
-      ->required()->check(CLI::ExistingDirectory);
+      ->required()
+      ->check(CLI::ExistingDirectory);
   app.add_option("--sim-dir", o.sim_dir, "simulated hypervisor dir")->capture_default_str();
   app.add_option("--devid", o.devid, "vif device id")->check(CLI::Range(0, 0xffff));
   app.add_option("--queues", o.queues, "queues to request")->check(CLI::Range(1, 64));
@@ -92,7 +98,8 @@ sim::domain_config domain_config_for(const cli_options& o) {
 }
 
 sim::tap_opener make_tap_opener(const cli_options& o) {
-  return [o](std::uint32_t queues, const sim::backend_features& be) {
+  return [o](std::uint32_t queues, const sim::backend_features& be,
+             const std::optional<std::string>& mac) {
     sim::guest_tap_options t;
     t.netns = o.netns;
     t.ifname = o.ifname;
@@ -105,6 +112,7 @@ sim::tap_opener make_tap_opener(const cli_options& o) {
       t.offload_flags |= TUN_F_TSO6;
     }
     t.mtu = o.mtu;
+    t.mac = mac;
     if (t.mtu && *t.mtu > 1500 && !be.sg) {
       spdlog::warn("backend lacks feature-sg: MTU clamped to 1500");
       t.mtu = 1500;
@@ -123,12 +131,16 @@ nlohmann::json counters_json(sim::frontend_device& dev, int code) {
   out["queues"] = nlohmann::json::array();
   for (const sim::queue_counters& c : dev.retired_counters()) {
     const auto v = [](const std::atomic<std::uint64_t>& a) { return a.load(); };
-    out["queues"].push_back({{"tx_packets", v(c.tx_packets)}, {"tx_bytes", v(c.tx_bytes)},
+    out["queues"].push_back({{"tx_packets", v(c.tx_packets)},
+                             {"tx_bytes", v(c.tx_bytes)},
                              {"tx_dropped", v(c.tx_dropped)},
                              {"tx_error_responses", v(c.tx_error_responses)},
-                             {"rx_packets", v(c.rx_packets)}, {"rx_bytes", v(c.rx_bytes)},
-                             {"rx_errors", v(c.rx_errors)}, {"rx_dropped", v(c.rx_dropped)},
-                             {"grants_busy", v(c.grants_busy)}, {"events", v(c.events)}});
+                             {"rx_packets", v(c.rx_packets)},
+                             {"rx_bytes", v(c.rx_bytes)},
+                             {"rx_errors", v(c.rx_errors)},
+                             {"rx_dropped", v(c.rx_dropped)},
+                             {"grants_busy", v(c.grants_busy)},
+                             {"events", v(c.events)}});
   }
   return out;
 }

@@ -26,7 +26,8 @@ constexpr std::uint32_t mapping_size = 128;
 ctrl_channel::ctrl_channel(guest_domain& domain, domid backend)
     : domain_(domain), backend_(backend), ev_(domain.open_event_channel()) {
   page_ = domain_.alloc_page();
-  ring_ = rings::ctrl_front_ring::init(rings::ring_page(domain_.page(page_).data(), rings::page_size));
+  ring_ =
+      rings::ctrl_front_ring::init(rings::ring_page(domain_.page(page_).data(), rings::page_size));
   ref_ = domain_.grant_access(page_, backend, grant_mode::read_write);
   port_ = ev_->alloc_unbound(backend);
 }

@@ -49,7 +49,9 @@ frontend_device::frontend_device(guest_domain& domain, xs::client& xs, device_op
   be_id_ = parse_domid(*backend_id);
 }
 
-frontend_device::~frontend_device() { teardown(); }
+frontend_device::~frontend_device() {
+  teardown();
+}
 
 void frontend_device::write_state(xenbus_state s) {
   xs_.write(fe_path_ + "/state", std::to_string(static_cast<int>(s)));
@@ -99,9 +101,8 @@ frontend_device::outcome frontend_device::on_backend_changed() {
 }
 
 frontend_device::outcome frontend_device::start_handshake() {
-  be_features_ = read_backend_features([this](std::string_view key) {
-    return xs_.read(be_path_ + "/" + std::string(key));
-  });
+  be_features_ = read_backend_features(
+      [this](std::string_view key) { return xs_.read(be_path_ + "/" + std::string(key)); });
   if (!be_features_.rx_copy) {
     error_ = "backend does not support copying receive path (feature-rx-copy)";
     spdlog::error("{}: {}", fe_path_, error_);
@@ -113,8 +114,8 @@ frontend_device::outcome frontend_device::start_handshake() {
   }
   queue_setup setup;
   setup.backend_id = be_id_;
-  setup.split_event_channels = options_.request.split_event_channels &&
-                               be_features_.split_event_channels;
+  setup.split_event_channels =
+      options_.request.split_event_channels && be_features_.split_event_channels;
   setup.backend = be_features_;
   setup.request = options_.request;
   for (std::uint32_t i = 0; i < q; ++i) {
@@ -149,7 +150,8 @@ void frontend_device::write_keys(const backend_features& be) {
 
 frontend_device::outcome frontend_device::on_connected() {
   if (taps_.empty()) {
-    taps_ = open_taps_(static_cast<std::uint32_t>(queues_.size()), be_features_);
+    taps_ = open_taps_(static_cast<std::uint32_t>(queues_.size()), be_features_,
+                       xs_.read(fe_path_ + "/mac"));
   }
   if (taps_.size() < queues_.size()) {
     error_ = "guest TAP has fewer queues than negotiated";

@@ -65,7 +65,9 @@ std::vector<std::pair<std::string, std::string>> build_frontend_keys(
     const frontend_request& req, const backend_features& be, const std::vector<queue_keys>& queues,
     const std::optional<ctrl_keys>& ctrl) {
   std::vector<std::pair<std::string, std::string>> keys;
-  const auto put = [&keys](std::string k, auto v) { keys.emplace_back(std::move(k), fmt::format("{}", v)); };
+  const auto put = [&keys](std::string k, auto v) {
+    keys.emplace_back(std::move(k), fmt::format("{}", v));
+  };
   const bool flat = queues.size() == 1;
   for (std::size_t k = 0; k < queues.size(); ++k) {
     const std::string dir = flat ? "" : fmt::format("queue-{}/", k);

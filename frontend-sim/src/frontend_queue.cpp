@@ -16,7 +16,7 @@
 namespace unetback::sim {
 namespace {
 
-constexpr int tx_batch = 64;                         // frames read from the TAP per sweep
+constexpr int tx_batch = 64;                        // frames read from the TAP per sweep
 constexpr std::size_t frame_buf_size = 12 + 65536;  // vnet header + largest frame
 
 rings::ring_page ring_page_of(guest_domain& d, std::uint32_t page) {
@@ -85,7 +85,8 @@ void frontend_queue::fill_rx_ring() {
   while (rx_.free_requests() > 0) {
     const std::uint32_t idx = rx_.req_prod_pvt();
     const auto id = static_cast<std::uint16_t>(idx & (rx_ids - 1));
-    domain_.grant_access_ref(rx_refs_[id], rx_pages_[id], setup_.backend_id, grant_mode::read_write);
+    domain_.grant_access_ref(rx_refs_[id], rx_pages_[id], setup_.backend_id,
+                             grant_mode::read_write);
     rings::rx_request req{};
     req.id = id;
     req.gref = rx_refs_[id].value();
@@ -280,8 +281,8 @@ void frontend_queue::process_rx_responses(platform::frame_port& tap) {
       deliver(tap);
     } else {
       counters_.rx_errors.fetch_add(1, std::memory_order_relaxed);
-      UNETBACK_LOG_RATELIMITED(spdlog::level::debug, "queue {}: rx error: {}",
-                               setup_.index.value(), to_string(assembler_.error()));
+      UNETBACK_LOG_RATELIMITED(spdlog::level::debug, "queue {}: rx error: {}", setup_.index.value(),
+                               to_string(assembler_.error()));
     }
     assembler_.reset();
     release_rx_slots();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <system_error>
@@ -64,6 +65,25 @@ int open_queue(const guest_tap_options& o, bool first) {
   return fd;
 }
 
+bool parse_mac(const std::string& text, ifreq& ifr) {
+  unsigned b[6] = {};
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                  &tail) != 6) {
+    errno = EINVAL;
+    return false;
+  }
+  ifr.ifr_hwaddr.sa_family = 1;  // ARPHRD_ETHER
+  for (int i = 0; i < 6; ++i) {
+    if (b[i] > 0xff) {
+      errno = EINVAL;
+      return false;
+    }
+    ifr.ifr_hwaddr.sa_data[i] = static_cast<char>(b[i]);
+  }
+  return true;
+}
+
 void configure_link(const guest_tap_options& o) {
   const int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (s < 0) {
@@ -74,6 +94,9 @@ void configure_link(const guest_tap_options& o) {
   if (o.mtu) {
     ifr.ifr_mtu = static_cast<int>(*o.mtu);
     ok = ::ioctl(s, SIOCSIFMTU, &ifr) == 0;
+  }
+  if (ok && o.mac) {
+    ok = parse_mac(*o.mac, ifr) && ::ioctl(s, SIOCSIFHWADDR, &ifr) == 0;
   }
   if (ok && o.up && (ok = ::ioctl(s, SIOCGIFFLAGS, &ifr) == 0)) {
     ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
@@ -88,7 +111,9 @@ void configure_link(const guest_tap_options& o) {
 
 }  // namespace
 
-tap_queue_port::~tap_queue_port() { ::close(fd_); }
+tap_queue_port::~tap_queue_port() {
+  ::close(fd_);
+}
 
 long tap_queue_port::read_frame(std::span<std::byte> buf) {
   const ssize_t n = ::read(fd_, buf.data(), buf.size());

@@ -21,9 +21,13 @@ void store_u32(std::byte* at, std::uint32_t value) {
 
 }  // namespace
 
-frontend_queue& hostile_frontend::queue(std::uint32_t q) { return *dev_.queues().at(q); }
+frontend_queue& hostile_frontend::queue(std::uint32_t q) {
+  return *dev_.queues().at(q);
+}
 
-void hostile_frontend::stop_queue(std::uint32_t q) { queue(q).stop(); }
+void hostile_frontend::stop_queue(std::uint32_t q) {
+  queue(q).stop();
+}
 
 std::byte* hostile_frontend::ring_page(std::uint32_t page) {
   return dev_.domain().page(page).data();

@@ -37,8 +37,7 @@ const char* to_string(tx_plan_error e) {
   return "unknown tx plan error";
 }
 
-rings::result<tx_plan, tx_plan_error> plan_tx(std::size_t frame_len,
-                                              const rings::vnet_header& vnet,
+rings::result<tx_plan, tx_plan_error> plan_tx(std::size_t frame_len, const rings::vnet_header& vnet,
                                               const backend_tx_features& backend) {
   if (frame_len < rings::eth_hlen) {
     return tx_plan_error::too_short;

@@ -33,7 +33,9 @@ if_control::~if_control() {
   }
 }
 
-if_control::if_control(if_control&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+if_control::if_control(if_control&& other) noexcept : fd_(other.fd_) {
+  other.fd_ = -1;
+}
 
 if_control& if_control::operator=(if_control&& other) noexcept {
   if (this != &other) {

@@ -42,7 +42,9 @@ netns_handle::~netns_handle() {
   }
 }
 
-netns_handle::netns_handle(netns_handle&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+netns_handle::netns_handle(netns_handle&& other) noexcept : fd_(other.fd_) {
+  other.fd_ = -1;
+}
 
 netns_handle& netns_handle::operator=(netns_handle&& other) noexcept {
   if (this != &other) {

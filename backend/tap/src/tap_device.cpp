@@ -115,7 +115,9 @@ tap_device& tap_device::operator=(tap_device&& other) noexcept {
   return *this;
 }
 
-std::string tap_device::name() const { return impl_->ctl.name_of(ifindex_); }
+std::string tap_device::name() const {
+  return impl_->ctl.name_of(ifindex_);
+}
 
 std::unique_ptr<tap_queue> tap_device::open_queue() {
   const std::string current = name();
@@ -136,17 +138,37 @@ std::vector<std::unique_ptr<tap_queue>> tap_device::open_queues(unsigned count) 
   return queues;
 }
 
-void tap_device::set_mac(const mac_address& mac) { impl_->ctl.set_mac(ifindex_, mac); }
+void tap_device::set_mac(const mac_address& mac) {
+  impl_->ctl.set_mac(ifindex_, mac);
+}
 
-mac_address tap_device::mac() const { return impl_->ctl.mac(ifindex_); }
+mac_address tap_device::mac() const {
+  return impl_->ctl.mac(ifindex_);
+}
 
-void tap_device::set_mtu(unsigned mtu) { impl_->ctl.set_mtu(ifindex_, mtu); }
+void tap_device::set_mtu(unsigned mtu) {
+  impl_->ctl.set_mtu(ifindex_, mtu);
+}
 
-unsigned tap_device::mtu() const { return impl_->ctl.mtu(ifindex_); }
+unsigned tap_device::mtu() const {
+  return impl_->ctl.mtu(ifindex_);
+}
 
-void tap_device::set_up(bool up) { impl_->ctl.set_flag(ifindex_, IFF_UP, up); }
+void tap_device::set_up(bool up) {
+  impl_->ctl.set_flag(ifindex_, IFF_UP, up);
+}
 
-bool tap_device::is_up() const { return (impl_->ctl.flags(ifindex_) & IFF_UP) != 0; }
+bool tap_device::is_up() const {
+  return (impl_->ctl.flags(ifindex_) & IFF_UP) != 0;
+}
+
+void tap_device::set_offloads(unsigned tun_flags) {
+  impl_->while_attached([tun_flags](int fd) {
+    if (::ioctl(fd, TUNSETOFFLOAD, static_cast<unsigned long>(tun_flags)) != 0) {
+      throw_errno("TUNSETOFFLOAD");
+    }
+  });
+}
 
 void tap_device::set_carrier(bool on) {
   impl_->while_attached([on](int fd) {

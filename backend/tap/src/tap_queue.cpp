@@ -21,7 +21,9 @@ tap_queue::tap_queue(int fd) : fd_(fd) {
   }
 }
 
-tap_queue::~tap_queue() { ::close(fd_); }
+tap_queue::~tap_queue() {
+  ::close(fd_);
+}
 
 long tap_queue::read_frame(std::span<std::byte> buf) {
   const ssize_t n = ::read(fd_, buf.data(), buf.size());

@@ -37,8 +37,10 @@ void check_packet(const tx_parse_result& r, std::size_t available) {
     sum += s.size;
   }
   require(p.mcast != tx_mcast_op::none || (sum == p.total_size && p.total_size >= eth_hlen));
-  require(!p.has_gso || (p.gso_size > 0 && (p.gso_type == gso_type::tcpv4 ||
-                                             p.gso_type == gso_type::tcpv6)));
+  // A multicast dummy packet carries no data; its other extras are ignored (Linux).
+  require(p.mcast != tx_mcast_op::none || !p.has_gso ||
+          (p.gso_size > 0 && (p.gso_type == gso_type::tcpv4 || p.gso_type == gso_type::tcpv6)));
+  require(p.mcast == tx_mcast_op::none || p.segment_count == 0);
 }
 
 }  // namespace

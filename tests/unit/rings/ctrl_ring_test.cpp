@@ -57,9 +57,10 @@ class CtrlRing : public ::testing::Test {
  protected:
   ctrl_response send(const ctrl_request& r) { return handler.handle(r, grants.reader()); }
   void enable_toeplitz() {
-    ASSERT_EQ(send(req(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM,
-                       XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ)).status,
-              ctrl_status::success);
+    ASSERT_EQ(
+        send(req(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ))
+            .status,
+        ctrl_status::success);
   }
   void set_mapping_size(std::uint32_t n) {
     ASSERT_EQ(send(req(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, n)).status, ctrl_status::success);
@@ -124,7 +125,7 @@ TEST_F(CtrlRing, ShortHashKeyIsZeroPadded) {
   grants.put_bytes(9, {1, 2, 3});
   ASSERT_EQ(send(req(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, 9, 3)).status, ctrl_status::success);
   EXPECT_EQ(handler.config().key[2], 3);
-  EXPECT_EQ(handler.config().key[3], 0);   // the old key's octets are gone
+  EXPECT_EQ(handler.config().key[3], 0);  // the old key's octets are gone
   EXPECT_EQ(handler.config().key[39], 0);
   EXPECT_EQ(grants.largest_read, 40U);
 }

@@ -10,7 +10,9 @@
 namespace unetback::rings {
 namespace {
 
-offload_features sg_gso() { return offload_features{true, true, true, true, false}; }
+offload_features sg_gso() {
+  return offload_features{true, true, true, true, false};
+}
 
 std::vector<rx_request> posted(std::size_t n) {
   std::vector<rx_request> reqs(n);

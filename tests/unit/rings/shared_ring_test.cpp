@@ -21,7 +21,9 @@ tx_request tx_req(std::uint16_t id, std::uint16_t size) {
   return r;
 }
 
-sring_header& header(page_buffer& p) { return *reinterpret_cast<sring_header*>(p.bytes.data()); }
+sring_header& header(page_buffer& p) {
+  return *reinterpret_cast<sring_header*>(p.bytes.data());
+}
 
 TEST(SharedRing, RingSizesMatchXenConstRingSize) {
   EXPECT_EQ(tx_back_ring::size, 256U);

@@ -22,7 +22,9 @@ struct alignas(4096) page_buffer {
 
 using frame = std::vector<std::byte>;
 
-inline void put8(frame& f, std::uint32_t v) { f.push_back(static_cast<std::byte>(v & 0xFF)); }
+inline void put8(frame& f, std::uint32_t v) {
+  f.push_back(static_cast<std::byte>(v & 0xFF));
+}
 inline void put16(frame& f, std::uint32_t v) {
   put8(f, v >> 8);
   put8(f, v);
@@ -131,9 +133,9 @@ inline frame ipv6_frame(std::uint8_t proto, std::array<std::uint8_t, 16> src,
 inline constexpr std::array<std::uint8_t, 4> ip_a{10, 0, 0, 1};
 inline constexpr std::array<std::uint8_t, 4> ip_b{10, 0, 0, 2};
 inline constexpr std::array<std::uint8_t, 16> ip6_a{0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-                                                    0, 0, 0, 0, 0, 0, 0, 1};
+                                                    0,    0,    0, 0, 0, 0, 0, 1};
 inline constexpr std::array<std::uint8_t, 16> ip6_b{0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-                                                    0, 0, 0, 0, 0, 0, 0, 2};
+                                                    0,    0,    0, 0, 0, 0, 0, 2};
 
 inline std::uint16_t be16(const frame& f, std::size_t off) {
   return static_cast<std::uint16_t>(static_cast<std::uint8_t>(f[off]) << 8 |

@@ -106,8 +106,8 @@ TEST(Toeplitz, NoApplicableTypeMeansNoHash) {
   const frame udp = ipv4_frame(ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 10));
   EXPECT_FALSE(build_hash_input(udp, XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP));
   const frame v6 = ipv6_frame(ipproto_tcp, ip6_a, ip6_b, tcp_segment(1, 2, 0x10, 0));
-  EXPECT_FALSE(build_hash_input(v6, XEN_NETIF_CTRL_HASH_TYPE_IPV4 |
-                                        XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP));
+  EXPECT_FALSE(
+      build_hash_input(v6, XEN_NETIF_CTRL_HASH_TYPE_IPV4 | XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP));
   frame arp = ethernet(0x0806);
   arp.resize(60);
   EXPECT_FALSE(build_hash_input(arp, 0xFU));

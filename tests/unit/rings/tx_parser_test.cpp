@@ -73,7 +73,8 @@ std::vector<tx_request> slots_packet(std::size_t n) {
 }
 
 TEST(TxParser, SingleSlotPacketIsAccepted) {
-  const std::vector<tx_request> w{slot(3, 60, tx_flags::csum_blank | tx_flags::data_validated, 100)};
+  const std::vector<tx_request> w{
+      slot(3, 60, tx_flags::csum_blank | tx_flags::data_validated, 100)};
   const auto r = parse_tx_packet(w);
   ASSERT_TRUE(r.ok()) << to_string(r.error);
   EXPECT_EQ(r.packet.slots, 1U);
@@ -219,7 +220,8 @@ TEST(TxParser, MissingExtraIsFatal) {
 }
 
 TEST(TxParser, ExtraChainRunningPastPublishedRequestsIsFatal) {
-  const std::vector<tx_request> w{slot(0, 60, tx_flags::extra_info), extra_slot(extra_type::hash, true)};
+  const std::vector<tx_request> w{slot(0, 60, tx_flags::extra_info),
+                                  extra_slot(extra_type::hash, true)};
   EXPECT_EQ(parse_tx_packet(w).error, tx_error::missing_extra);
 }
 
@@ -273,7 +275,8 @@ TEST(TxParser, GsoTypeOtherThanTcpIsFatal) {
 }
 
 TEST(TxParser, GsoTypeNotAdvertisedIsDropped) {
-  const std::vector<tx_request> w{slot(0, 60, tx_flags::extra_info), gso_slot(gso_type::tcpv6, 1400)};
+  const std::vector<tx_request> w{slot(0, 60, tx_flags::extra_info),
+                                  gso_slot(gso_type::tcpv6, 1400)};
   const tx_parser_limits lim{18, 20, true, false};
   const auto r = parse_tx_packet(w, lim);
   EXPECT_EQ(r.error, tx_error::gso_not_negotiated);

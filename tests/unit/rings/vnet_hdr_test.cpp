@@ -11,7 +11,9 @@ namespace {
 
 using namespace test;  // NOLINT(google-build-using-namespace): frame builders
 
-tx_offload csum_blank() { return tx_offload{true, true, gso_type::none, 0}; }
+tx_offload csum_blank() {
+  return tx_offload{true, true, gso_type::none, 0};
+}
 tx_offload gso(std::uint8_t type, std::uint16_t mss, bool blank = true) {
   return tx_offload{blank, true, type, mss};
 }
@@ -185,7 +187,9 @@ TEST(VnetHdr, TruncatedVlanHeaderIsRejected) {
   EXPECT_EQ(guest_tx_to_vnet(f, csum_blank()).error(), packet_error::truncated_ethernet);
 }
 
-offload_features all_features() { return offload_features{true, true, true, true, false}; }
+offload_features all_features() {
+  return offload_features{true, true, true, true, false};
+}
 
 vnet_header needs_csum(std::uint16_t start, std::uint16_t off) {
   vnet_header h{};

@@ -1,7 +1,7 @@
 // Frames through a real TAP: queue fd <-> host stack, with vnet_hdr.
 
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <linux/if_tun.h>
 
 #include <cstring>
@@ -15,9 +15,9 @@ namespace {
 
 using testing::ether_frame;
 using testing::packet_socket;
+using testing::packet_vnet_hdr_size;
 using testing::unique_name;
 using testing::vnet_header;
-using testing::packet_vnet_hdr_size;
 
 constexpr std::uint16_t test_ethertype = 0x88b5;  // IEEE local experimental
 

@@ -20,7 +20,9 @@ std::string unique_name(const char* prefix) {
          std::to_string(counter++ % 1000);
 }
 
-bool can_create_taps() { return ::geteuid() == 0 && ::access("/dev/net/tun", R_OK | W_OK) == 0; }
+bool can_create_taps() {
+  return ::geteuid() == 0 && ::access("/dev/net/tun", R_OK | W_OK) == 0;
+}
 
 std::optional<std::string> sysfs(const std::string& ifname, const std::string& attr) {
   std::ifstream in("/sys/class/net/" + ifname + "/" + attr);
@@ -53,7 +55,9 @@ packet_socket::packet_socket(int ifindex, std::uint16_t proto, bool vnet_hdr)
   }
 }
 
-packet_socket::~packet_socket() { ::close(fd_); }
+packet_socket::~packet_socket() {
+  ::close(fd_);
+}
 
 void packet_socket::send(const std::vector<std::uint8_t>& frame) {
   sockaddr_ll sll{};
@@ -75,8 +79,8 @@ std::optional<std::vector<std::uint8_t>> packet_socket::receive(int timeout_ms) 
     }
     sockaddr_ll from{};
     socklen_t len = sizeof(from);
-    const ssize_t n = ::recvfrom(fd_, buf.data(), buf.size(), 0,
-                                 reinterpret_cast<sockaddr*>(&from), &len);
+    const ssize_t n =
+        ::recvfrom(fd_, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr*>(&from), &len);
     if (n > 0 && from.sll_pkttype != PACKET_OUTGOING) {
       buf.resize(static_cast<std::size_t>(n));
       return buf;

@@ -14,13 +14,13 @@ namespace unetback::tap::testing {
 
 /// struct virtio_net_hdr_v1 (linux/virtio_net.h cannot be included from C++).
 struct vnet_header {
-  std::uint8_t flags = 0;
-  std::uint8_t gso_type = 0;
-  std::uint16_t hdr_len = 0;
-  std::uint16_t gso_size = 0;
-  std::uint16_t csum_start = 0;
-  std::uint16_t csum_offset = 0;
-  std::uint16_t num_buffers = 0;
+  std::uint8_t flags;
+  std::uint8_t gso_type;
+  std::uint16_t hdr_len;
+  std::uint16_t gso_size;
+  std::uint16_t csum_start;
+  std::uint16_t csum_offset;
+  std::uint16_t num_buffers;
 };
 static_assert(sizeof(vnet_header) == 12);
 inline constexpr std::size_t packet_vnet_hdr_size = 10;  ///< PACKET_VNET_HDR: virtio_net_hdr

@@ -106,17 +106,20 @@ CFG
 
 # guest_cmd NAME "COMMAND" [TIMEOUT_S]: run COMMAND in the guest's console shell (written
 # to the console pty that xenconsoled holds), print its output, return its status.
-GUEST_CMD_SEQ=1000
 guest_cmd() {
-  local name=$1 cmd=$2 to=${3:-60} id tty f n start
+  local name=$1 cmd=$2 to=${3:-60} id tty f n start end
   id=$(domid_of "$name") || return 99
   tty=$(xenstore-read "/local/domain/$id/console/tty" 2>/dev/null)
   [ -c "$tty" ] || { echo "guest_cmd: no console pty for $name" >&2; return 99; }
-  GUEST_CMD_SEQ=$((GUEST_CMD_SEQ + 1)); n=$GUEST_CMD_SEQ
+  n=$(now_ms)$RANDOM   # unique per call, also from subshells
   f=$(console_log "$name"); start=$(wc -l <"$f")
-  # the marker is computed by the guest shell, so its own echo of this line never matches
-  printf '%s; echo "LAB-CMD-END-$((%d+0)) rc=$?"\n' "$cmd" "$n" >"$tty"
-  wait_console "$name" "LAB-CMD-END-$n rc=" "$to" || { echo "guest_cmd: '$cmd' timed out" >&2; return 98; }
+  # the marker is computed by the guest shell, so the shell's echo of this line never matches
+  printf '%s; echo "LAB-CMD-END-$((%s+0)) rc=$?"\n' "$cmd" "$n" >"$tty"
+  end=$((SECONDS + to))
+  until tail -n +"$((start + 1))" "$f" | grep -a -q "LAB-CMD-END-$n rc="; do
+    [ $SECONDS -ge $end ] && { echo "guest_cmd: '$cmd' timed out" >&2; return 98; }
+    sleep 0.3
+  done
   tail -n +"$((start + 1))" "$f" | tr -d '\r' | awk -v m="LAB-CMD-END-$n rc=" -v e='LAB-CMD-END-$((' \
     'index($0, m) { s = substr($0, index($0, m) + length(m)); rc = s + 0; exit }
      !index($0, e) { print } END { exit rc }'
@@ -207,4 +210,77 @@ unetbackd_stop() {
   fi
   rm -f /run/unetbackd.pid
   [ "$UNETBACKD_RC" = 0 ]
+}
+
+# ---- vifs as the toolstack sees them
+# devid_by_mac DOMID MAC: the devid libxl chose for the vif with this MAC
+devid_by_mac() {
+  local d
+  for d in $(xenstore-list "/local/domain/0/backend/vif/$1" 2>/dev/null); do
+    [ "$(xenstore-read "/local/domain/0/backend/vif/$1/$d/mac" 2>/dev/null)" = "$2" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+# netlist_state NAME DEVID: the state column of `xl network-list` ("-" when not listed)
+netlist_state() { xl network-list "$1" 2>/dev/null | awk -v d="$2" 'NR > 1 && $1 == d {print $5; f = 1} END {if (!f) print "-"}'; }
+netlist_count() { xl network-list "$1" 2>/dev/null | awk 'NR > 1 && NF > 0' | wc -l; }
+
+# vif_attach NAME MAC: xl network-attach with the stock hotplug script; prints the devid
+# after both ends are Connected and the guest configured the interface
+vif_attach() {
+  local name=$1 mac=$2 id n t0 rc devid
+  id=$(domid_of "$name"); n=$(console_count "$name" "LAB-DOMU-NET-UP .*mac=$mac")
+  t0=$(now_ms)
+  xl network-attach "$name" "bridge=xenbr0,mac=$mac" >/tmp/attach.out 2>&1; rc=$?
+  [ $rc = 0 ] || { cat /tmp/attach.out; check_fail "xl network-attach $name $mac rc=$rc"; return 1; }
+  devid=$(devid_by_mac "$id" "$mac") || { check_fail "no backend node for $mac"; return 1; }
+  wait_vif "$id" "$devid" 4 60 || { check_fail "vif $id/$devid not Connected: $(vif_states "$id" "$devid")"; return 1; }
+  wait_console "$name" "LAB-DOMU-NET-UP .*mac=$mac" 30 $((n + 1)) || { check_fail "guest did not configure $mac"; return 1; }
+  ATTACH_MS=$(($(now_ms) - t0))
+  echo "$devid"
+}
+# vif_detach NAME DEVID: xl network-detach; checks that every trace of the vif is gone
+vif_detach() {
+  local name=$1 devid=$2 id t0 rc
+  id=$(domid_of "$name"); t0=$(now_ms)
+  xl network-detach "$name" "$devid" >/tmp/detach.out 2>&1; rc=$?
+  DETACH_MS=$(($(now_ms) - t0))
+  [ $rc = 0 ] || { cat /tmp/detach.out; check_fail "xl network-detach $name $devid rc=$rc"; return 1; }
+  xenstore-read "/local/domain/0/backend/vif/$id/$devid/state" >/dev/null 2>&1 && { check_fail "backend dir of $id/$devid left behind"; return 1; }
+  local end=$((SECONDS + 10))
+  while [ -e "/sys/class/net/vif$id.$devid" ] && [ $SECONDS -lt $end ]; do sleep 0.3; done
+  [ -e "/sys/class/net/vif$id.$devid" ] && { check_fail "netdev vif$id.$devid left behind"; return 1; }
+  return 0
+}
+
+# ---- unetbackd's counters (unetbackctl stats --json)
+unetbackd_stats() { "$UNETBACKCTL" stats --json --all "$@" 2>&1; }
+# queues_moved BEFORE.json AFTER.json: prints per-queue deltas; fails unless every queue's
+# tx and rx packet counters grew
+queues_moved() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+def load(p):
+    d = json.load(open(p))
+    d = d.get("result", d) if isinstance(d, dict) else d
+    vifs = d if isinstance(d, list) else d.get("vifs", [d])
+    return {(v.get("name"), q.get("queue")): q.get("counters", {}) for v in vifs for q in v.get("queues", [])}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+ok = bool(b)
+for key in sorted(b, key=str):
+    ca, cb = a.get(key, {}), b[key]
+    delta = {k: cb[k] - ca.get(k, 0) for k in cb if isinstance(cb[k], (int, float))}
+    moved = lambda side: any(v > 0 for k, v in delta.items() if side in k and "packet" in k)
+    line = " ".join("%s=%d" % (k, v) for k, v in sorted(delta.items()) if v)
+    print("vif=%s queue=%s tx_moved=%d rx_moved=%d %s" % (key[0], key[1], moved("tx"), moved("rx"), line))
+    ok = ok and moved("tx") and moved("rx")
+sys.exit(0 if ok else 1)
+PY
+}
+# guest_queue_irqs NAME: "q0=tx/rx q1=tx/rx ..." interrupt counts of netfront's queues
+guest_queue_irqs() {
+  guest_cmd "$1" "cat /proc/interrupts" | awk '/vif[0-9]+-q[0-9]+-(tx|rx)/ {
+      n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
+      name = $NF; sub(/^vif[0-9]+-/, "", name); c[name] = n }
+    END { for (q = 0; ("q" q "-tx") in c; q++) printf "q%d=%d/%d ", q, c["q" q "-tx"], c["q" q "-rx"]; print "" }'
 }

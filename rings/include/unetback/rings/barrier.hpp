@@ -44,11 +44,15 @@ inline void store_relaxed(std::uint32_t& shared, std::uint32_t value) {
 /// Full barrier (xen_mb()): a published index is globally visible before the
 /// peer's event threshold is read, so no wake-up is lost (ring.h
 /// RING_PUSH_*_AND_CHECK_NOTIFY, RING_FINAL_CHECK_FOR_*).
-inline void full_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void full_fence() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
 
 /// Compiler-only barrier: after copying a ring entry into private memory the
 /// compiler may not re-read the shared entry in place of the copy (XSA-155,
 /// the "volatile" in ring.h RING_COPY_REQUEST).
-inline void compiler_fence() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+inline void compiler_fence() {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+}
 
 }  // namespace unetback::rings

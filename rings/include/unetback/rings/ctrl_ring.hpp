@@ -42,7 +42,7 @@ struct hash_config {
   std::uint32_t flags = 0;                                       ///< enabled hash types
   std::array<std::uint8_t, max_hash_key_size> key{};             ///< zero-padded
   std::uint32_t mapping_size = 0;                                ///< 0: hash mod num_queues
-  std::array<std::uint32_t, max_hash_mapping_size> mapping{};   ///< entries < num_queues
+  std::array<std::uint32_t, max_hash_mapping_size> mapping{};    ///< entries < num_queues
 
   /// True when packets get a Toeplitz hash (and a HASH extra).
   [[nodiscard]] bool hashing() const {
@@ -137,7 +137,8 @@ class ctrl_handler {
 
   /// NONE or TOEPLITZ; anything else INVALID_PARAMETER.
   std::uint32_t set_algorithm(std::uint32_t alg) {
-    if (alg != XEN_NETIF_CTRL_HASH_ALGORITHM_NONE && alg != XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ) {
+    if (alg != XEN_NETIF_CTRL_HASH_ALGORITHM_NONE &&
+        alg != XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ) {
       return ctrl_status::invalid_parameter;
     }
     cfg_.algorithm = alg;
@@ -176,7 +177,8 @@ class ctrl_handler {
   /// sub-table copied into staging and every entry checked < num_queues
   /// before anything is committed.
   template <class GrantReader>
-  std::uint32_t set_mapping(grant_ref ref, std::uint32_t len, std::uint32_t off, GrantReader& read) {
+  std::uint32_t set_mapping(grant_ref ref, std::uint32_t len, std::uint32_t off,
+                            GrantReader& read) {
     if (off > cfg_.mapping_size || len > cfg_.mapping_size - off ||
         len > page_size / sizeof(std::uint32_t)) {
       return ctrl_status::invalid_parameter;

@@ -47,7 +47,8 @@ static_assert(sizeof(extra_info) == 8 && offsetof(extra_info, flags) == 1 &&
               offsetof(extra_info, u) == 2);
 static_assert(offsetof(extra_info, u.gso.size) == 2 && offsetof(extra_info, u.gso.type) == 4 &&
               offsetof(extra_info, u.gso.features) == 6);
-static_assert(offsetof(extra_info, u.hash.type) == 2 && offsetof(extra_info, u.hash.algorithm) == 3 &&
+static_assert(offsetof(extra_info, u.hash.type) == 2 &&
+              offsetof(extra_info, u.hash.algorithm) == 3 &&
               offsetof(extra_info, u.hash.value) == 4);
 static_assert(sizeof(ctrl_request) == 16 && offsetof(ctrl_request, data) == 4);
 static_assert(sizeof(ctrl_response) == 12 && offsetof(ctrl_response, status) == 4 &&
@@ -121,7 +122,8 @@ using rx_front_ring = front_ring<rx_request, rx_response>;
 using ctrl_back_ring = back_ring<ctrl_request, ctrl_response>;
 using ctrl_front_ring = front_ring<ctrl_request, ctrl_response>;
 
-static_assert(tx_back_ring::size == 256 && rx_back_ring::size == 256 && ctrl_back_ring::size == 128);
+static_assert(tx_back_ring::size == 256 && rx_back_ring::size == 256 &&
+              ctrl_back_ring::size == 128);
 static_assert(ring_entry_size<tx_request, tx_response> == sizeof(union netif_tx_sring_entry));
 static_assert(ring_entry_size<rx_request, rx_response> == sizeof(union netif_rx_sring_entry));
 static_assert(ring_entry_size<ctrl_request, ctrl_response> ==

@@ -35,20 +35,34 @@ enum class packet_error : std::uint8_t {
 /// A short, stable description of `e` for logs.
 [[nodiscard]] constexpr const char* to_string(packet_error e) {
   switch (e) {
-    case packet_error::truncated_ethernet: return "truncated ethernet header";
-    case packet_error::not_ip: return "not an IP packet";
-    case packet_error::bad_ipv4_header: return "malformed IPv4 header";
-    case packet_error::bad_ipv6_header: return "malformed IPv6 header";
-    case packet_error::ipv6_ext_chain_too_long: return "IPv6 extension header chain too long";
-    case packet_error::fragment: return "IP fragment";
-    case packet_error::not_tcp_or_udp: return "not TCP or UDP";
-    case packet_error::bad_tcp_header: return "malformed TCP header";
-    case packet_error::bad_udp_header: return "malformed UDP header";
-    case packet_error::gso_not_tcp: return "GSO on a non-TCP packet";
-    case packet_error::gso_ip_version_mismatch: return "GSO type does not match the IP version";
-    case packet_error::bad_gso: return "bad GSO size or type";
-    case packet_error::bad_csum_location: return "checksum location outside the frame";
-    case packet_error::gso_without_partial_csum: return "GSO packet without partial checksum";
+    case packet_error::truncated_ethernet:
+      return "truncated ethernet header";
+    case packet_error::not_ip:
+      return "not an IP packet";
+    case packet_error::bad_ipv4_header:
+      return "malformed IPv4 header";
+    case packet_error::bad_ipv6_header:
+      return "malformed IPv6 header";
+    case packet_error::ipv6_ext_chain_too_long:
+      return "IPv6 extension header chain too long";
+    case packet_error::fragment:
+      return "IP fragment";
+    case packet_error::not_tcp_or_udp:
+      return "not TCP or UDP";
+    case packet_error::bad_tcp_header:
+      return "malformed TCP header";
+    case packet_error::bad_udp_header:
+      return "malformed UDP header";
+    case packet_error::gso_not_tcp:
+      return "GSO on a non-TCP packet";
+    case packet_error::gso_ip_version_mismatch:
+      return "GSO type does not match the IP version";
+    case packet_error::bad_gso:
+      return "bad GSO size or type";
+    case packet_error::bad_csum_location:
+      return "checksum location outside the frame";
+    case packet_error::gso_without_partial_csum:
+      return "GSO packet without partial checksum";
   }
   return "unknown packet error";
 }
@@ -97,7 +111,7 @@ namespace detail {
 
 /// IPv4 header at `l3`; the frame may carry Ethernet padding after tot_len.
 [[nodiscard]] constexpr result<l3_layout, packet_error> parse_ipv4(std::span<const std::byte> f,
-                                                                  std::size_t l3) {
+                                                                   std::size_t l3) {
   if (f.size() < l3 + 20 || (u8_at(f, l3) >> 4) != 4) {
     return packet_error::bad_ipv4_header;
   }
@@ -119,7 +133,7 @@ namespace detail {
 /// Walks IPv6 extension headers (hop-by-hop 0, routing 43, destination 60,
 /// fragment 44, AH 51) from `out.l4_offset`, bounded in count and by l4_end.
 [[nodiscard]] constexpr result<l3_layout, packet_error> walk_ipv6_ext(std::span<const std::byte> f,
-                                                                     l3_layout out) {
+                                                                      l3_layout out) {
   for (int i = 0; i <= max_ipv6_ext_headers; ++i) {
     const std::uint8_t nh = out.l4_protocol;
     if (nh != 0 && nh != 43 && nh != 60 && nh != 44 && nh != 51) {
@@ -147,7 +161,7 @@ namespace detail {
 
 /// IPv6 header at `l3`, then its extension headers.
 [[nodiscard]] constexpr result<l3_layout, packet_error> parse_ipv6(std::span<const std::byte> f,
-                                                                  std::size_t l3) {
+                                                                   std::size_t l3) {
   if (f.size() < l3 + 40 || (u8_at(f, l3) >> 4) != 6) {
     return packet_error::bad_ipv6_header;
   }
@@ -192,7 +206,7 @@ namespace detail {
 /// Parses the TCP or UDP header located by `l3`. Fragments and other
 /// transports are refused.
 [[nodiscard]] constexpr result<l4_layout, packet_error> parse_l4(std::span<const std::byte> frame,
-                                                                const l3_layout& l3) {
+                                                                 const l3_layout& l3) {
   if (l3.fragment) {
     return packet_error::fragment;
   }

@@ -45,10 +45,14 @@ enum class rx_error : std::uint8_t {
 /// A short, stable description of `e` for logs.
 [[nodiscard]] constexpr const char* to_string(rx_error e) {
   switch (e) {
-    case rx_error::empty: return "empty frame";
-    case rx_error::too_big_without_sg: return "frame larger than a page without feature-sg";
-    case rx_error::too_big: return "frame needs too many slots";
-    case rx_error::gso_not_negotiated: return "GSO type not negotiated by the frontend";
+    case rx_error::empty:
+      return "empty frame";
+    case rx_error::too_big_without_sg:
+      return "frame larger than a page without feature-sg";
+    case rx_error::too_big:
+      return "frame needs too many slots";
+    case rx_error::gso_not_negotiated:
+      return "GSO type not negotiated by the frontend";
   }
   return "unknown rx error";
 }

@@ -50,9 +50,8 @@ inline constexpr std::size_t ring_entry_size = [] {
 /// Entries in a one-page ring: (4096 - 64) / entry size rounded down to a
 /// power of two, exactly like ring.h __CONST_RING_SIZE.
 template <class Req, class Rsp>
-inline constexpr std::uint32_t ring_size =
-    std::bit_floor(static_cast<std::uint32_t>((page_size - sizeof(sring_header)) /
-                                              ring_entry_size<Req, Rsp>));
+inline constexpr std::uint32_t ring_size = std::bit_floor(
+    static_cast<std::uint32_t>((page_size - sizeof(sring_header)) / ring_entry_size<Req, Rsp>));
 
 /// What a peer did wrong with the ring indices (a hostile or broken peer).
 enum class ring_error : std::uint8_t {
@@ -125,7 +124,8 @@ class sring_view {
 /// wrapping), i.e. ring.h's "(new - event) < (new - old)" notify rule.
 [[nodiscard]] constexpr bool event_in_range(std::uint32_t old_idx, std::uint32_t new_idx,
                                             std::uint32_t event) {
-  return static_cast<std::uint32_t>(new_idx - event) < static_cast<std::uint32_t>(new_idx - old_idx);
+  return static_cast<std::uint32_t>(new_idx - event) <
+         static_cast<std::uint32_t>(new_idx - old_idx);
 }
 
 }  // namespace detail
@@ -167,7 +167,8 @@ class back_ring {
   /// min(req_prod - req_cons, size - (req_cons - rsp_prod_pvt)) (ring.h
   /// RING_UNCONSUMED_REQUESTS). A req_prod more than `size` ahead of req_cons
   /// or of rsp_prod_pvt is producer_overflow (hostile frontend, XSA-39).
-  [[nodiscard]] result<std::uint32_t, ring_error> unconsumed_requests(std::uint32_t req_prod) const {
+  [[nodiscard]] result<std::uint32_t, ring_error> unconsumed_requests(
+      std::uint32_t req_prod) const {
     const std::uint32_t published = req_prod - req_cons_;
     if (published > size || static_cast<std::uint32_t>(req_prod - rsp_prod_pvt_) > size) {
       return ring_error::producer_overflow;
@@ -182,7 +183,9 @@ class back_ring {
 
   /// Copies request `idx` (free-running) out of shared memory, once
   /// (RING_COPY_REQUEST). Call only for indices counted by unconsumed_requests().
-  [[nodiscard]] Req copy_request(std::uint32_t idx) const { return view_.template read_entry<Req>(idx); }
+  [[nodiscard]] Req copy_request(std::uint32_t idx) const {
+    return view_.template read_entry<Req>(idx);
+  }
   /// Copies `out.size()` consecutive requests starting at req_cons (a batch
   /// copy into private memory; the shared entries are never read again).
   void copy_requests(std::span<Req> out) const {

@@ -45,8 +45,8 @@ namespace unetback::rings {
 
 /// The bytes to hash for one packet and the type they stand for.
 struct hash_input {
-  std::uint8_t type = 0;    ///< _XEN_NETIF_CTRL_HASH_TYPE_* bit number
-  std::size_t length = 0;   ///< valid bytes in `bytes` (8, 12, 32 or 36)
+  std::uint8_t type = 0;   ///< _XEN_NETIF_CTRL_HASH_TYPE_* bit number
+  std::size_t length = 0;  ///< valid bytes in `bytes` (8, 12, 32 or 36)
   std::array<std::byte, 36> bytes{};
 
   /// The valid bytes.
@@ -94,11 +94,12 @@ namespace detail {
   const auto l4 = parse_l4(frame, l);  // refuses fragments
   if ((flags & tcp_mask) != 0 && l4 && l4.value().protocol == ipproto_tcp) {
     return detail::make_hash_input(
-        frame, l, true, v4 ? _XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP : _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP);
+        frame, l, true,
+        v4 ? _XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP : _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP);
   }
   if ((flags & ip_mask) != 0) {
-    return detail::make_hash_input(frame, l, false,
-                                   v4 ? _XEN_NETIF_CTRL_HASH_TYPE_IPV4 : _XEN_NETIF_CTRL_HASH_TYPE_IPV6);
+    return detail::make_hash_input(
+        frame, l, false, v4 ? _XEN_NETIF_CTRL_HASH_TYPE_IPV4 : _XEN_NETIF_CTRL_HASH_TYPE_IPV6);
   }
   return std::nullopt;
 }

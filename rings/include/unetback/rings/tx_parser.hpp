@@ -65,18 +65,30 @@ enum class tx_error : std::uint8_t {
 /// A short, stable description of `e` for logs, counters and fault reasons.
 [[nodiscard]] constexpr const char* to_string(tx_error e) {
   switch (e) {
-    case tx_error::none: return "none";
-    case tx_error::runt: return "packet smaller than an Ethernet header";
-    case tx_error::slot_size_exceeds_remaining: return "slot size exceeds remaining packet size";
-    case tx_error::too_many_slots: return "too many slots";
-    case tx_error::duplicate_extra: return "duplicate extra info";
-    case tx_error::gso_not_negotiated: return "GSO type not negotiated";
-    case tx_error::slot_crosses_page: return "slot crosses a page boundary";
-    case tx_error::too_many_slots_fatal: return "malicious number of slots";
-    case tx_error::missing_slots: return "packet asked for more slots than published";
-    case tx_error::missing_extra: return "missing extra info";
-    case tx_error::bad_extra_type: return "invalid extra info type";
-    case tx_error::bad_gso: return "invalid GSO size or type";
+    case tx_error::none:
+      return "none";
+    case tx_error::runt:
+      return "packet smaller than an Ethernet header";
+    case tx_error::slot_size_exceeds_remaining:
+      return "slot size exceeds remaining packet size";
+    case tx_error::too_many_slots:
+      return "too many slots";
+    case tx_error::duplicate_extra:
+      return "duplicate extra info";
+    case tx_error::gso_not_negotiated:
+      return "GSO type not negotiated";
+    case tx_error::slot_crosses_page:
+      return "slot crosses a page boundary";
+    case tx_error::too_many_slots_fatal:
+      return "malicious number of slots";
+    case tx_error::missing_slots:
+      return "packet asked for more slots than published";
+    case tx_error::missing_extra:
+      return "missing extra info";
+    case tx_error::bad_extra_type:
+      return "invalid extra info type";
+    case tx_error::bad_gso:
+      return "invalid GSO size or type";
   }
   return "unknown tx error";
 }
@@ -104,22 +116,22 @@ enum class tx_mcast_op : std::uint8_t { none, add, del };
 
 /// A validated TX packet (or, for a drop, just its slot accounting).
 struct tx_packet {
-  std::uint32_t slots = 0;         ///< ring slots consumed: 1 + extras + following data slots
-  std::uint32_t extra_count = 0;   ///< extra-info slots (they follow the first slot)
-  std::uint32_t data_slots = 0;    ///< data slots, zero-length ones included
-  std::uint16_t total_size = 0;    ///< the first slot's size field: the packet length
-  bool csum_blank = false;         ///< NETTXF_csum_blank
-  bool data_validated = false;     ///< NETTXF_data_validated
-  bool has_gso = false;            ///< a GSO extra was present (validated: TCPV4/TCPV6, size > 0)
-  std::uint8_t gso_type = gso_type::none;  ///< XEN_NETIF_GSO_TYPE_* of that extra
-  std::uint16_t gso_size = 0;      ///< its MSS
-  bool has_hash = false;           ///< a HASH extra was present
-  std::uint8_t hash_type = 0;      ///< its type (bit number)
-  std::uint8_t hash_algorithm = 0; ///< its algorithm
-  std::uint32_t hash_value = 0;    ///< its value (little-endian on the wire)
-  tx_mcast_op mcast = tx_mcast_op::none;  ///< dummy packet: filter change, no frame
-  std::array<std::uint8_t, 6> mcast_addr{};  ///< MAC for mcast add/del
-  std::uint32_t segment_count = 0;           ///< valid entries in `segments`
+  std::uint32_t slots = 0;        ///< ring slots consumed: 1 + extras + following data slots
+  std::uint32_t extra_count = 0;  ///< extra-info slots (they follow the first slot)
+  std::uint32_t data_slots = 0;   ///< data slots, zero-length ones included
+  std::uint16_t total_size = 0;   ///< the first slot's size field: the packet length
+  bool csum_blank = false;        ///< NETTXF_csum_blank
+  bool data_validated = false;    ///< NETTXF_data_validated
+  bool has_gso = false;           ///< a GSO extra was present (validated: TCPV4/TCPV6, size > 0)
+  std::uint8_t gso_type = gso_type::none;                ///< XEN_NETIF_GSO_TYPE_* of that extra
+  std::uint16_t gso_size = 0;                            ///< its MSS
+  bool has_hash = false;                                 ///< a HASH extra was present
+  std::uint8_t hash_type = 0;                            ///< its type (bit number)
+  std::uint8_t hash_algorithm = 0;                       ///< its algorithm
+  std::uint32_t hash_value = 0;                          ///< its value (little-endian on the wire)
+  tx_mcast_op mcast = tx_mcast_op::none;                 ///< dummy packet: filter change, no frame
+  std::array<std::uint8_t, 6> mcast_addr{};              ///< MAC for mcast add/del
+  std::uint32_t segment_count = 0;                       ///< valid entries in `segments`
   std::array<tx_segment, tx_max_data_slots> segments{};  ///< data, in packet order
 };
 

@@ -96,10 +96,10 @@ struct offload_features {
 
 /// The offload request of a guest TX packet (from tx_parser's tx_packet).
 struct tx_offload {
-  bool csum_blank = false;      ///< NETTXF_csum_blank
-  bool data_validated = false;  ///< NETTXF_data_validated
+  bool csum_blank = false;                 ///< NETTXF_csum_blank
+  bool data_validated = false;             ///< NETTXF_data_validated
   std::uint8_t gso_type = gso_type::none;  ///< XEN_NETIF_GSO_TYPE_* (none: no GSO)
-  std::uint16_t gso_size = 0;   ///< MSS
+  std::uint16_t gso_size = 0;              ///< MSS
 };
 
 /// A vnet header for the TAP, and whether the packet needed Linux's GSO
@@ -194,11 +194,11 @@ struct gso_fields {
 
 /// What the guest is told about a frame read from the TAP.
 struct rx_offload {
-  bool csum_partial = false;    ///< NETRXF_csum_blank | NETRXF_data_validated
-  bool csum_validated = false;  ///< NETRXF_data_validated
-  bool checksum_completed = false;  ///< we completed a partial checksum the guest can't take
+  bool csum_partial = false;               ///< NETRXF_csum_blank | NETRXF_data_validated
+  bool csum_validated = false;             ///< NETRXF_data_validated
+  bool checksum_completed = false;         ///< we completed a partial checksum the guest can't take
   std::uint8_t gso_type = gso_type::none;  ///< XEN_NETIF_GSO_TYPE_* for a GSO extra
-  std::uint16_t gso_size = 0;   ///< MSS
+  std::uint16_t gso_size = 0;              ///< MSS
 };
 
 namespace detail {
@@ -217,8 +217,8 @@ namespace detail {
   out.csum_validated = true;
   const auto l3 = parse_l3(frame);
   const bool l4_ok = l3 && parse_l4(frame, l3.value()) && l3.value().l4_offset == start;
-  const bool family_ok = l3 && (l3.value().kind == l3_kind::ipv4 ? !f.no_csum_offload
-                                                                  : f.ipv6_csum_offload);
+  const bool family_ok =
+      l3 && (l3.value().kind == l3_kind::ipv4 ? !f.no_csum_offload : f.ipv6_csum_offload);
   if (l4_ok && family_ok) {
     out.csum_partial = true;
     return out;
@@ -237,8 +237,9 @@ namespace detail {
 
 /// Interprets the vnet header of a frame read from the TAP for delivery to a
 /// frontend with features `f`; may complete the frame's checksum in place.
-[[nodiscard]] inline result<rx_offload, packet_error> vnet_to_guest_rx(
-    const vnet_header& h, std::span<std::byte> frame, const offload_features& f) {
+[[nodiscard]] inline result<rx_offload, packet_error> vnet_to_guest_rx(const vnet_header& h,
+                                                                       std::span<std::byte> frame,
+                                                                       const offload_features& f) {
   rx_offload out;
   if ((h.flags & vnet_f_needs_csum) != 0) {
     auto partial = detail::rx_partial(h, frame, f);

@@ -65,6 +65,8 @@ class tap_device {
   /// Administrative state (IFF_UP).
   void set_up(bool up);
   [[nodiscard]] bool is_up() const;
+  /// TUNSETOFFLOAD: TUN_F_* offloads the readers of the queues accept.
+  void set_offloads(unsigned tun_flags);
   /// TUNSETCARRIER: link carrier as the bridge and the stack see it.
   void set_carrier(bool on);
   /// TUNSETPERSIST.

@@ -27,10 +27,9 @@ class ctrl_channel {
 
   /// Sends one request and waits up to `timeout` for its response; nullopt
   /// on timeout or a malformed response.
-  std::optional<rings::ctrl_response> call(std::uint16_t type, std::uint32_t d0,
-                                           std::uint32_t d1 = 0, std::uint32_t d2 = 0,
-                                           std::chrono::milliseconds timeout =
-                                               std::chrono::milliseconds(2000));
+  std::optional<rings::ctrl_response> call(
+      std::uint16_t type, std::uint32_t d0, std::uint32_t d1 = 0, std::uint32_t d2 = 0,
+      std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
   /// SET_HASH_ALGORITHM(TOEPLITZ), SET_HASH_FLAGS(IPv4/IPv6 [+TCP]),
   /// SET_HASH_KEY (the 40-byte Microsoft RSS verification key),
   /// SET_HASH_MAPPING_SIZE and SET_HASH_MAPPING (entry i = i mod queues).

@@ -31,8 +31,15 @@ namespace unetback::sim {
 
 /// XenbusState values (xen/io/xenbus.h).
 enum class xenbus_state : int {
-  unknown = 0, initialising = 1, init_wait = 2, initialised = 3, connected = 4,
-  closing = 5, closed = 6, reconfiguring = 7, reconfigured = 8,
+  unknown = 0,
+  initialising = 1,
+  init_wait = 2,
+  initialised = 3,
+  connected = 4,
+  closing = 5,
+  closed = 6,
+  reconfiguring = 7,
+  reconfigured = 8,
 };
 
 struct device_options {
@@ -44,7 +51,7 @@ struct device_options {
 
 /// Opens the guest TAP once the queue count and backend features are known.
 using tap_opener = std::function<std::vector<std::unique_ptr<platform::frame_port>>(
-    std::uint32_t queues, const backend_features& be)>;
+    std::uint32_t queues, const backend_features& be, const std::optional<std::string>& mac)>;
 
 class frontend_device {
  public:

@@ -18,15 +18,15 @@ namespace unetback::sim {
 /// The backend's advertised features (backend dir keys, §1.6). Absent keys
 /// take the protocol defaults.
 struct backend_features {
-  bool rx_copy = false;                 ///< feature-rx-copy (required)
-  bool sg = false;                      ///< feature-sg
-  bool gso_tcpv4 = false;               ///< feature-gso-tcpv4
-  bool gso_tcpv6 = false;               ///< feature-gso-tcpv6
-  bool ipv6_csum_offload = false;       ///< feature-ipv6-csum-offload
-  bool split_event_channels = false;    ///< feature-split-event-channels
-  bool ctrl_ring = false;               ///< feature-ctrl-ring
-  bool multi_queue = false;             ///< multi-queue-max-queues present
-  std::uint32_t max_queues = 1;         ///< multi-queue-max-queues (default 1)
+  bool rx_copy = false;               ///< feature-rx-copy (required)
+  bool sg = false;                    ///< feature-sg
+  bool gso_tcpv4 = false;             ///< feature-gso-tcpv4
+  bool gso_tcpv6 = false;             ///< feature-gso-tcpv6
+  bool ipv6_csum_offload = false;     ///< feature-ipv6-csum-offload
+  bool split_event_channels = false;  ///< feature-split-event-channels
+  bool ctrl_ring = false;             ///< feature-ctrl-ring
+  bool multi_queue = false;           ///< multi-queue-max-queues present
+  std::uint32_t max_queues = 1;       ///< multi-queue-max-queues (default 1)
 };
 
 /// Reads a key of the backend dir (relative name), nullopt if absent.
@@ -41,7 +41,7 @@ struct frontend_request {
   std::uint32_t queues = 1;
   bool split_event_channels = false;
   bool sg = true;
-  bool gso = true;               ///< feature-gso-tcpv4/v6
+  bool gso = true;  ///< feature-gso-tcpv4/v6
   bool ipv6_csum_offload = true;
   bool ctrl_ring = false;
 };

@@ -27,14 +27,14 @@ namespace unetback::sim {
 struct queue_counters {
   std::atomic<std::uint64_t> tx_packets{0};
   std::atomic<std::uint64_t> tx_bytes{0};
-  std::atomic<std::uint64_t> tx_dropped{0};       ///< frames we could not plan (tx_plan_error)
+  std::atomic<std::uint64_t> tx_dropped{0};          ///< frames we could not plan (tx_plan_error)
   std::atomic<std::uint64_t> tx_error_responses{0};  ///< backend answered ERROR/DROPPED
   std::atomic<std::uint64_t> rx_packets{0};
   std::atomic<std::uint64_t> rx_bytes{0};
-  std::atomic<std::uint64_t> rx_errors{0};        ///< malformed response chains (rx_error)
-  std::atomic<std::uint64_t> rx_dropped{0};       ///< bad offload metadata or TAP full
-  std::atomic<std::uint64_t> grants_busy{0};      ///< end_access found a grant still mapped
-  std::atomic<std::uint64_t> events{0};           ///< event-channel wake-ups
+  std::atomic<std::uint64_t> rx_errors{0};    ///< malformed response chains (rx_error)
+  std::atomic<std::uint64_t> rx_dropped{0};   ///< bad offload metadata or TAP full
+  std::atomic<std::uint64_t> grants_busy{0};  ///< end_access found a grant still mapped
+  std::atomic<std::uint64_t> events{0};       ///< event-channel wake-ups
 };
 
 /// Static description of a queue.

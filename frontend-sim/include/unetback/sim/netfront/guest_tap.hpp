@@ -14,12 +14,13 @@
 namespace unetback::sim {
 
 struct guest_tap_options {
-  std::string netns;           ///< /run/netns/<netns>; empty: our own namespace
+  std::string netns;  ///< /run/netns/<netns>; empty: our own namespace
   std::string ifname = "eth0";
   std::uint32_t queues = 1;
   unsigned offload_flags = 0;  ///< TUNSETOFFLOAD: what we accept from the guest stack
   std::optional<std::uint32_t> mtu;
-  bool up = true;              ///< set IFF_UP
+  std::optional<std::string> mac;  ///< "aa:bb:cc:dd:ee:ff" (the frontend's mac key)
+  bool up = true;                  ///< set IFF_UP
 };
 
 /// Creates (or attaches to) the TAP and returns one non-blocking port per

@@ -22,11 +22,11 @@ inline constexpr std::uint32_t max_rx_extras = 4;
 
 /// Why a received packet is dropped.
 enum class rx_error : std::uint8_t {
-  slot_status,       ///< a data slot carried NETIF_RSP_* < 0
-  slot_overrun,      ///< offset + status > 4096
-  too_many_slots,    ///< more than max_rx_data_slots data slots
-  bad_extra,         ///< extra type none / unknown, or too many extras
-  too_large,         ///< more than 65535 bytes in total
+  slot_status,     ///< a data slot carried NETIF_RSP_* < 0
+  slot_overrun,    ///< offset + status > 4096
+  too_many_slots,  ///< more than max_rx_data_slots data slots
+  bad_extra,       ///< extra type none / unknown, or too many extras
+  too_large,       ///< more than 65535 bytes in total
 };
 
 /// A short description of `e` for logs.

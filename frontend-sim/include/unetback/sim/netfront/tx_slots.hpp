@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "unetback/rings/ids.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/result.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
@@ -45,12 +46,12 @@ enum class tx_plan_error : std::uint8_t {
 /// The slot layout of one frame: data slot i covers frame bytes
 /// [i * page_size, i * page_size + data_len[i]).
 struct tx_plan {
-  std::uint16_t total = 0;       ///< slot 0's size field
-  std::uint16_t first_flags = 0; ///< NETTXF_csum_blank / NETTXF_data_validated
+  std::uint16_t total = 0;        ///< slot 0's size field
+  std::uint16_t first_flags = 0;  ///< NETTXF_csum_blank / NETTXF_data_validated
   std::uint32_t data_slots = 0;
   std::array<std::uint16_t, max_tx_data_slots> data_len{};
   bool has_gso = false;
-  rings::extra_info gso{};       ///< the GSO extra when has_gso
+  rings::extra_info gso{};  ///< the GSO extra when has_gso
   /// Ring slots used: data slots plus the extra.
   [[nodiscard]] std::uint32_t ring_slots() const { return data_slots + (has_gso ? 1U : 0U); }
 };
@@ -58,8 +59,8 @@ struct tx_plan {
 /// Plans the slots for a frame of `frame_len` bytes (vnet header excluded)
 /// whose TAP vnet header is `vnet`.
 [[nodiscard]] rings::result<tx_plan, tx_plan_error> plan_tx(std::size_t frame_len,
-                                                           const rings::vnet_header& vnet,
-                                                           const backend_tx_features& backend);
+                                                            const rings::vnet_header& vnet,
+                                                            const backend_tx_features& backend);
 
 /// The ring entries of a planned frame, in ring order (extras stored as their
 /// 8 bytes in a zero-padded 12-byte slot).

@@ -1,0 +1,49 @@
+#pragma once
+// The backend directory keys the toolstack wrote (netif-reference §1.3, §1.6,
+// §6.2 item 1): only dom0 can write them, but they are still checked, and the
+// frontend path is only ever taken from here and verified.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "unetback/control/frontend_keys.hpp"
+#include "unetback/control/key_error.hpp"
+#include "unetback/rings/ids.hpp"
+#include "unetback/tap/mac.hpp"
+
+namespace unetback::control {
+
+/// The `rate` key: `bytes` of credit every `usecs` microseconds.
+struct rate_limit_keys {
+  std::uint64_t bytes = 0;
+  std::uint32_t usecs = 0;
+};
+
+/// Validated backend keys of backend/vif/<D>/<N>.
+struct backend_config {
+  std::string frontend_path;        ///< /local/domain/<D>/device/vif/<N>
+  domid frontend;                   ///< frontend-id
+  unsigned devid = 0;               ///< N (and `handle`)
+  tap::mac_address guest_mac{};     ///< `mac`: the guest's address
+  unsigned mtu = 1500;              ///< `mtu`, default 1500
+  std::optional<rate_limit_keys> rate;
+  std::optional<std::string> bridge;   ///< `bridge`
+  std::optional<std::string> script;   ///< `script` (logged only)
+  std::optional<std::string> vifname;  ///< `vifname` (logged only: the script renames)
+};
+
+/// MTU bounds: Ethernet minimum, and the largest a TAP accepts.
+inline constexpr unsigned min_mtu = 68;
+inline constexpr unsigned max_mtu = 65521;
+
+/// Parses backend/vif/<frontend>/<devid> through `read`. The frontend path
+/// must be exactly /local/domain/<frontend-id>/device/vif/<devid> and
+/// frontend-id must match the directory's <D>.
+[[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read,
+                                                            domid frontend, unsigned devid);
+
+/// Parses "<bytes>,<usecs>" (both plain decimal, bytes >= 1, usecs 1..10^7).
+[[nodiscard]] std::optional<rate_limit_keys> parse_rate(std::string_view text);
+
+}  // namespace unetback::control

@@ -1,0 +1,52 @@
+#pragma once
+// The seam between the vif (control plane) and the data path: the vif hands
+// over validated queue configurations plus one TAP queue each, and gets back
+// an object it can start, stop and read counters from. The production
+// implementation builds datapath::queue objects; tests use a fake.
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "unetback/control/frontend_keys.hpp"
+#include "unetback/datapath/queue_config.hpp"
+#include "unetback/platform/frame_port.hpp"
+#include "unetback/rings/ids.hpp"
+
+namespace unetback::control {
+
+/// Called on a data-path worker thread when the frontend proved hostile; the
+/// receiver only posts to the control thread (XSA-90).
+using queue_fault_handler = std::function<void(queue_index, const std::string& reason)>;
+
+/// Everything needed to run one vif's data path.
+struct connect_request {
+  std::vector<datapath::queue_config> queues;                  ///< validated, index order
+  std::vector<std::unique_ptr<platform::frame_port>> taps;     ///< one per queue, same order
+  std::optional<ctrl_ring_keys> ctrl_ring;                     ///< feature-ctrl-ring, if used
+  queue_fault_handler on_fault;
+};
+
+/// The running data path of one vif.
+class vif_queues {
+ public:
+  virtual ~vif_queues() = default;
+  /// Maps rings, binds ports, starts the workers. Throws (std::system_error,
+  /// std::runtime_error) leaving nothing running.
+  virtual void start() = 0;
+  /// Stops and joins every worker, unbinds, unmaps. Idempotent.
+  virtual void stop() = 0;
+  /// One JSON object per queue: {"queue": K, ...counters...}.
+  [[nodiscard]] virtual nlohmann::json counters() const = 0;
+};
+
+/// Builds the data path of a vif (not yet started).
+class queue_factory {
+ public:
+  virtual ~queue_factory() = default;
+  [[nodiscard]] virtual std::unique_ptr<vif_queues> create(connect_request request) = 0;
+};
+
+}  // namespace unetback::control

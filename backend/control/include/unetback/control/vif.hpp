@@ -1,0 +1,110 @@
+#pragma once
+// One vif: backend/vif/<D>/<N> under our domain path. It validates the backend
+// keys, then follows next_step() (state_machine.hpp) on every refresh: it
+// creates the TAP before InitWait, advertises features, connects the data
+// path when the frontend is Connected, publishes Connected once the hotplug
+// script reported "connected", tears down on Closing/Closed/unplug, and
+// destroys the TAP only when the device is really gone. Connect-time protocol
+// violations and data-path faults write
+// /local/domain/<self>/error/backend/vif/<D>/<N>/error and close this vif
+// only. Runs on the control thread (the io_context); never blocks on guests.
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "unetback/control/backend_keys.hpp"
+#include "unetback/control/queue_factory.hpp"
+#include "unetback/control/state_machine.hpp"
+#include "unetback/control/tap_factory.hpp"
+#include "unetback/datapath/queue_config.hpp"
+#include "unetback/rings/ids.hpp"
+#include "unetback/xs/client.hpp"
+
+namespace unetback::control {
+
+/// Daemon-wide settings every vif uses.
+struct vif_options {
+  unsigned max_queues = 8;               ///< multi-queue-max-queues we advertise (1..64)
+  bool wait_for_hotplug = true;          ///< false: Connected without hotplug-status; we bridge
+  std::uint32_t max_xdp_headroom = 512;  ///< upper bound for the frontend's xdp-headroom
+  datapath::queue_tuning tuning;         ///< per-queue defaults (rate comes from `rate`)
+};
+
+/// What the supervisor shares with its vifs.
+struct vif_env {
+  boost::asio::any_io_executor executor;  ///< the control thread
+  xs::client& xs;
+  queue_factory& queues;
+  tap_factory& taps;
+  vif_options options;
+  domid self;                   ///< our own domain id
+  std::string backend_root;     ///< /local/domain/<self>/backend/vif
+  std::string error_root;       ///< /local/domain/<self>/error/backend/vif
+  /// Asks for refresh() of vif (D, N) soon, coalesced (used after faults).
+  std::function<void(domid, unsigned)> request_refresh;
+};
+
+class vif : public std::enable_shared_from_this<vif> {
+ public:
+  /// Reads and validates the backend keys; creates nothing yet.
+  vif(vif_env& env, domid frontend, unsigned devid);
+  /// Stops a running data path (no XenStore writes: see shutdown()).
+  ~vif();
+  vif(const vif&) = delete;
+  vif& operator=(const vif&) = delete;
+
+  /// backend/vif/<D>/<N> as an absolute path.
+  [[nodiscard]] const std::string& backend_path() const { return backend_path_; }
+  /// The frontend's `state` node to watch (never the whole frontend
+  /// directory: XSA-349); nullopt when the backend keys were invalid.
+  [[nodiscard]] std::optional<std::string> frontend_state_path() const;
+  /// Re-reads XenStore and applies next_step() until nothing is left to do
+  /// (bounded). Errors of this vif never escape.
+  void refresh();
+  /// A data-path fault reported for connection `generation`: disables the
+  /// vif (error node, carrier off) and requests a refresh, which stops the
+  /// queues and goes Closing. Stale generations are ignored.
+  void on_fault(std::uint64_t generation, queue_index q, const std::string& reason);
+  /// Daemon exit: stop the data path and walk the backend to Closed.
+  void shutdown();
+  /// True once destroyed: the supervisor forgets it.
+  [[nodiscard]] bool destroyed() const { return destroyed_; }
+  /// {"domid", "devid", "state", "tap", "queues": [counters...]}.
+  [[nodiscard]] nlohmann::json describe() const;
+
+ private:
+  [[nodiscard]] vif_snapshot read_snapshot();
+  bool apply(vif_action a, const vif_snapshot& s);
+  bool do_create_tap();
+  bool do_advertise_features();
+  bool do_connect();
+  void do_disconnect();
+  void do_destroy(const vif_snapshot& s);
+  bool write_state(xenbus_state st);
+  void fail(const std::string& message);
+  [[nodiscard]] std::string tag() const;
+
+  vif_env& env_;
+  domid frontend_;
+  unsigned devid_;
+  std::string backend_path_;
+  std::optional<backend_config> config_;
+  std::unique_ptr<vif_tap> tap_;
+  std::unique_ptr<vif_queues> queues_;
+  nlohmann::json last_counters_ = nlohmann::json::array();
+  xenbus_state last_frontend_ = xenbus_state::unknown;
+  xenbus_state backend_state_ = xenbus_state::unknown;
+  std::uint64_t generation_ = 0;
+  bool failed_ = false;
+  bool bridged_ = false;
+  bool destroyed_ = false;
+};
+
+}  // namespace unetback::control

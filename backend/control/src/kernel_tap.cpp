@@ -1,0 +1,59 @@
+// control::tap_factory over real TAP devices.
+
+#include <memory>
+
+#include "unetback/control/tap_factory.hpp"
+#include "unetback/tap/tap_device.hpp"
+
+namespace unetback::control {
+
+namespace {
+
+class kernel_tap final : public vif_tap {
+ public:
+  explicit kernel_tap(tap::tap_device dev) : dev_(std::move(dev)) {}
+
+  [[nodiscard]] std::string name() const override { return dev_.name(); }
+
+  std::vector<std::unique_ptr<platform::frame_port>> open_queues(unsigned count) override {
+    std::vector<std::unique_ptr<platform::frame_port>> ports;
+    for (auto& q : dev_.open_queues(count)) {
+      ports.push_back(std::move(q));
+    }
+    return ports;
+  }
+  void set_offloads(unsigned tun_flags) override { dev_.set_offloads(tun_flags); }
+  void set_carrier(bool on) override { dev_.set_carrier(on); }
+  void add_to_bridge(const std::string& bridge) override {
+    tap::add_to_bridge(bridge, dev_.ifindex());
+  }
+  void remove() override { dev_.remove(); }
+
+ private:
+  tap::tap_device dev_;
+};
+
+class kernel_tap_factory final : public tap_factory {
+ public:
+  std::unique_ptr<vif_tap> create(const tap_request& request) override {
+    // Offloads follow the frontend's features at connect; none until then.
+    tap::tap_device dev = tap::tap_device::create({request.name, 0, /*persist=*/true});
+    try {
+      dev.set_mac(tap::backend_vif_mac);
+      dev.set_mtu(request.mtu);
+      dev.set_up(true);
+    } catch (...) {
+      dev.remove();
+      throw;
+    }
+    return std::make_unique<kernel_tap>(std::move(dev));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<tap_factory> make_kernel_tap_factory() {
+  return std::make_unique<kernel_tap_factory>();
+}
+
+}  // namespace unetback::control

@@ -1,0 +1,204 @@
+#include "unetback/control/supervisor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+#include "unetback/xs/permission.hpp"
+
+namespace unetback::control {
+
+namespace {
+
+constexpr std::string_view backend_token = "backend-vif";
+
+std::optional<unsigned> parse_component(std::string_view text, std::uint64_t max) {
+  const auto v = xs::parse_decimal(text, max);
+  return v ? std::optional<unsigned>(static_cast<unsigned>(*v)) : std::nullopt;
+}
+
+}  // namespace
+
+supervisor::supervisor(boost::asio::any_io_executor executor, xs::client& xs,
+                       queue_factory& queues, tap_factory& taps, vif_options options)
+    : executor_(std::move(executor)),
+      xs_(xs),
+      queues_(queues),
+      taps_(taps),
+      options_(options) {}
+
+supervisor::~supervisor() {
+  *alive_ = false;
+  vifs_.clear();
+  watcher_.reset();
+}
+
+void supervisor::start() {
+  self_ = xs_.own_domid();
+  const std::string home = xs_.get_domain_path(self_);
+  env_ = std::make_unique<vif_env>(vif_env{
+      executor_, xs_, queues_, taps_, options_, self_, home + "/backend/vif",
+      home + "/error/backend/vif",
+      [this](domid d, unsigned devid) { mark_dirty({d.value(), devid}); }});
+  watcher_ = std::make_unique<xs::watcher>(
+      xs_, executor_, [this](std::string_view p, std::string_view t) { on_watch(p, t); });
+  watcher_->add(env_->backend_root, backend_token);  // fires once: the first scan
+  spdlog::info("supervisor: domain {}, watching {}", self_.value(), env_->backend_root);
+}
+
+std::string supervisor::frontend_token(vif_key key) {
+  return "fe:" + std::to_string(key.first) + ":" + std::to_string(key.second);
+}
+
+// backend-vif events name a path below backend_root: "<D>/<N>/..." belongs to
+// a known vif, anything else means "scan". fe:<D>:<N> events belong to a vif.
+void supervisor::on_watch(std::string_view path, std::string_view token) {
+  if (stopped_) {
+    return;
+  }
+  if (token.starts_with("fe:")) {
+    const auto colon = token.find(':', 3);
+    const auto d = parse_component(token.substr(3, colon - 3), 0x7FEF);
+    const auto n = colon == std::string_view::npos ? std::nullopt
+                                                   : parse_component(token.substr(colon + 1), 65535);
+    if (d && n) {
+      mark_dirty({static_cast<std::uint16_t>(*d), *n});
+    }
+    return;
+  }
+  std::string_view rest = path.substr(std::min(path.size(), env_->backend_root.size()));
+  if (rest.starts_with("/")) {
+    rest.remove_prefix(1);
+  }
+  const auto slash1 = rest.find('/');
+  const auto slash2 = slash1 == std::string_view::npos ? slash1 : rest.find('/', slash1 + 1);
+  const auto d = parse_component(rest.substr(0, slash1), 0x7FEF);
+  const auto n = slash1 == std::string_view::npos
+                     ? std::nullopt
+                     : parse_component(rest.substr(slash1 + 1, slash2 - slash1 - 1), 65535);
+  if (d && n && vifs_.contains({static_cast<std::uint16_t>(*d), *n})) {
+    mark_dirty({static_cast<std::uint16_t>(*d), *n});
+  } else {
+    scan_pending_ = true;
+    schedule();
+  }
+}
+
+void supervisor::mark_dirty(vif_key key) {
+  dirty_.insert(key);
+  schedule();
+}
+
+void supervisor::schedule() {
+  if (scheduled_ || stopped_) {
+    return;
+  }
+  scheduled_ = true;
+  boost::asio::post(executor_, [this, alive = alive_] {
+    if (*alive) {
+      run_pending();
+    }
+  });
+}
+
+void supervisor::run_pending() {
+  scheduled_ = false;
+  if (stopped_) {
+    return;
+  }
+  if (scan_pending_) {
+    scan_pending_ = false;
+    scan();
+  }
+  const std::set<vif_key> work = std::move(dirty_);
+  dirty_.clear();
+  for (const vif_key& key : work) {
+    refresh_vif(key);
+  }
+}
+
+// Enumerates backend/vif/<D>/<N>; non-numeric names are ignored.
+void supervisor::scan() {
+  try {
+    for (const std::string& dname : xs_.directory(env_->backend_root)) {
+      const auto d = parse_component(dname, 0x7FEF);
+      if (!d) {
+        continue;
+      }
+      for (const std::string& nname : xs_.directory(env_->backend_root + "/" + dname)) {
+        if (const auto n = parse_component(nname, 65535)) {
+          consider(domid{static_cast<std::uint16_t>(*d)}, *n);
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("supervisor: scanning {}: {}", env_->backend_root, e.what());
+  }
+  adopting_ = false;
+}
+
+// A new device is online=1 with state=1 (QEMU's and libxl's rule); at
+// startup every online device is adopted (daemon restart).
+void supervisor::consider(domid d, unsigned devid) {
+  const vif_key key{d.value(), devid};
+  if (vifs_.contains(key)) {
+    return;
+  }
+  const std::string be = env_->backend_root + "/" + std::to_string(d.value()) + "/" +
+                         std::to_string(devid);
+  const auto state = xs_.read(be + "/state");
+  if (xs_.read(be + "/online") != "1" || !state || (*state != "1" && !adopting_)) {
+    return;
+  }
+  auto v = std::make_shared<vif>(*env_, d, devid);
+  if (const auto fe = v->frontend_state_path()) {
+    try {
+      watcher_->add(*fe, frontend_token(key));
+    } catch (const std::exception& e) {
+      spdlog::warn("vif{}.{}: watching {}: {}", d.value(), devid, *fe, e.what());
+    }
+  }
+  vifs_.emplace(key, std::move(v));
+  spdlog::info("supervisor: new device {}", be);
+  mark_dirty(key);
+}
+
+void supervisor::refresh_vif(vif_key key) {
+  const auto it = vifs_.find(key);
+  if (it == vifs_.end()) {
+    return;
+  }
+  const std::shared_ptr<vif> v = it->second;
+  v->refresh();
+  if (v->destroyed()) {
+    if (const auto fe = v->frontend_state_path()) {
+      watcher_->remove(*fe, frontend_token(key));
+    }
+    vifs_.erase(key);
+  }
+}
+
+void supervisor::shutdown() {
+  if (stopped_) {
+    return;
+  }
+  stopped_ = true;
+  for (auto& [key, v] : vifs_) {
+    v->shutdown();
+  }
+  vifs_.clear();
+  watcher_.reset();
+  spdlog::info("supervisor: every vif closed");
+}
+
+nlohmann::json supervisor::describe() const {
+  nlohmann::json j;
+  j["self"] = self_.value();
+  j["vifs"] = nlohmann::json::array();
+  for (const auto& [key, v] : vifs_) {
+    j["vifs"].push_back(v->describe());
+  }
+  return j;
+}
+
+}  // namespace unetback::control

@@ -1,0 +1,193 @@
+// vif: reading XenStore into a snapshot and stepping the state machine.
+
+#include "unetback/control/vif.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+
+#include "unetback/util/rate_limit.hpp"
+
+namespace unetback::control {
+
+namespace {
+
+constexpr int max_steps_per_refresh = 12;  // the longest path is 4 edges plus actions
+
+}  // namespace
+
+vif::vif(vif_env& env, domid frontend, unsigned devid)
+    : env_(env),
+      frontend_(frontend),
+      devid_(devid),
+      backend_path_(env.backend_root + "/" + std::to_string(frontend.value()) + "/" +
+                    std::to_string(devid)) {
+  const key_reader read = [this](std::string_view key) {
+    return env_.xs.read(backend_path_ + "/" + std::string(key));
+  };
+  try {
+    auto parsed = parse_backend_keys(read, frontend_, devid_);
+    if (parsed) {
+      config_ = std::move(parsed.value());
+    } else {
+      fail("backend keys: " + parsed.error().message());
+    }
+  } catch (const std::exception& e) {
+    fail(std::string("reading backend keys: ") + e.what());
+  }
+}
+
+vif::~vif() {
+  if (queues_) {
+    queues_->stop();
+  }
+}
+
+std::string vif::tag() const {
+  return "vif" + std::to_string(frontend_.value()) + "." + std::to_string(devid_);
+}
+
+std::optional<std::string> vif::frontend_state_path() const {
+  if (!config_) {
+    return std::nullopt;
+  }
+  return config_->frontend_path + "/state";
+}
+
+vif_snapshot vif::read_snapshot() {
+  vif_snapshot s;
+  s.present = env_.xs.read(backend_path_).has_value();
+  if (s.present) {
+    s.backend = parse_xenbus_state(env_.xs.read(backend_path_ + "/state"));
+    s.online = env_.xs.read(backend_path_ + "/online") == "1";
+    s.hotplug_connected = !env_.options.wait_for_hotplug ||
+                          env_.xs.read(backend_path_ + "/hotplug-status") == "connected";
+  }
+  s.frontend = config_ ? parse_xenbus_state(env_.xs.read(config_->frontend_path + "/state"))
+                       : xenbus_state::unknown;
+  // A frontend that re-initialises asks for a fresh attempt (§1.10).
+  if (s.frontend == xenbus_state::initialising && last_frontend_ != xenbus_state::initialising) {
+    failed_ = false;
+  }
+  last_frontend_ = s.frontend;
+  backend_state_ = s.backend;
+  s.backend_valid = config_.has_value();
+  s.data_connected = queues_ != nullptr;
+  s.failed = failed_;
+  return s;
+}
+
+void vif::refresh() {
+  for (int i = 0; i < max_steps_per_refresh && !destroyed_; ++i) {
+    vif_snapshot s;
+    try {
+      s = read_snapshot();
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: reading XenStore: {}", tag(), e.what());
+      return;
+    }
+    const vif_step step = next_step(s);
+    if (step.actions.empty()) {
+      return;
+    }
+    for (const vif_action a : step.actions) {
+      spdlog::debug("{}: {} (backend {}, frontend {})", tag(), name_of(a), name_of(s.backend),
+                    name_of(s.frontend));
+      if (!apply(a, s)) {
+        break;  // the next snapshot shows why (failed, or the directory vanished)
+      }
+    }
+  }
+  if (!destroyed_) {
+    spdlog::warn("{}: state machine did not settle in {} steps", tag(), max_steps_per_refresh);
+  }
+}
+
+bool vif::apply(vif_action a, const vif_snapshot& s) {
+  switch (a) {
+    case vif_action::create_tap: return do_create_tap();
+    case vif_action::advertise_features: return do_advertise_features();
+    case vif_action::write_init_wait: return write_state(xenbus_state::init_wait);
+    case vif_action::connect: return do_connect();
+    case vif_action::publish_connected: return write_state(xenbus_state::connected);
+    case vif_action::disconnect: do_disconnect(); return true;
+    case vif_action::write_closing: return write_state(xenbus_state::closing);
+    case vif_action::write_closed: return write_state(xenbus_state::closed);
+    case vif_action::destroy: do_destroy(s); return true;
+  }
+  return false;
+}
+
+// xenbus_switch_state: write `state` only while the node exists, so a
+// directory the toolstack removed is never re-created.
+bool vif::write_state(xenbus_state st) {
+  try {
+    const bool written = env_.xs.transact([&](xs::transaction& tx) {
+      if (!tx.read(backend_path_ + "/state")) {
+        return false;
+      }
+      tx.write(backend_path_ + "/state", to_wire(st));
+      return true;
+    });
+    if (written) {
+      spdlog::info("{}: backend state {}", tag(), name_of(st));
+      backend_state_ = st;
+    }
+    return written;
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: writing state {}: {}", tag(), name_of(st), e.what());
+    return false;
+  }
+}
+
+// xenbus_dev_fatal: "<errno> <message>" under error/backend/vif/<D>/<N>.
+void vif::fail(const std::string& message) {
+  failed_ = true;
+  UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
+  const std::string node = env_.error_root + "/" + std::to_string(frontend_.value()) + "/" +
+                           std::to_string(devid_) + "/error";
+  try {
+    env_.xs.write(node, std::to_string(EINVAL) + " " + message);
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: writing {}: {}", tag(), node, e.what());
+  }
+}
+
+void vif::on_fault(std::uint64_t generation, queue_index q, const std::string& reason) {
+  if (generation != generation_ || !queues_) {
+    return;  // a fault of a connection that is already gone
+  }
+  fail("queue " + std::to_string(q.value()) + ": " + reason);
+  if (tap_) {
+    try {
+      tap_->set_carrier(false);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: carrier off: {}", tag(), e.what());
+    }
+  }
+  env_.request_refresh(frontend_, devid_);
+}
+
+void vif::shutdown() {
+  if (destroyed_) {
+    return;
+  }
+  do_disconnect();
+  if (backend_state_ != xenbus_state::closed) {
+    write_state(xenbus_state::closing);
+    write_state(xenbus_state::closed);
+  }
+}
+
+nlohmann::json vif::describe() const {
+  nlohmann::json j;
+  j["domid"] = frontend_.value();
+  j["devid"] = devid_;
+  j["state"] = std::string(name_of(backend_state_));
+  j["tap"] = tap_ ? tap_->name() : std::string();
+  j["failed"] = failed_;
+  j["queues"] = queues_ ? queues_->counters() : last_counters_;
+  return j;
+}
+
+}  // namespace unetback::control

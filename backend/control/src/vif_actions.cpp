@@ -1,0 +1,178 @@
+// vif: the side effects of the state machine's actions.
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <utility>
+
+#include "unetback/control/vif.hpp"
+#include "unetback/rings/vnet_hdr.hpp"
+
+namespace unetback::control {
+
+namespace {
+
+rings::offload_features offloads_of(const datapath::frontend_features& f) {
+  rings::offload_features o;
+  o.sg = f.sg;
+  o.gso_tcpv4 = f.gso_tcpv4;
+  o.gso_tcpv6 = f.gso_tcpv6;
+  o.ipv6_csum_offload = f.ipv6_csum_offload;
+  o.no_csum_offload = f.no_csum_offload;
+  return o;
+}
+
+}  // namespace
+
+bool vif::do_create_tap() {
+  if (tap_) {
+    return true;  // re-arm: the interface (and its bridge port) is kept
+  }
+  try {
+    tap_ = env_.taps.create({tag(), config_ ? config_->mtu : 1500});
+    spdlog::info("{}: TAP {} ready", tag(), tap_->name());
+    return true;
+  } catch (const std::exception& e) {
+    fail(std::string("creating TAP: ") + e.what());
+    return false;
+  }
+}
+
+// netif-reference §1.6, written in one transaction (only while the backend
+// directory still exists).
+bool vif::do_advertise_features() {
+  const std::string max_queues = std::to_string(env_.options.max_queues);
+  const std::array<std::pair<const char*, std::string>, 11> keys{{
+      {"feature-sg", "1"},
+      {"feature-gso-tcpv4", "1"},
+      {"feature-gso-tcpv6", "1"},
+      {"feature-ipv6-csum-offload", "1"},
+      {"feature-rx-copy", "1"},
+      {"feature-rx-flip", "0"},
+      {"feature-multicast-control", "1"},
+      {"feature-dynamic-multicast-control", "1"},
+      {"feature-split-event-channels", "1"},
+      {"multi-queue-max-queues", max_queues},
+      {"feature-ctrl-ring", "1"},
+  }};
+  try {
+    return env_.xs.transact([&](xs::transaction& tx) {
+      if (!tx.read(backend_path_ + "/state")) {
+        return false;
+      }
+      for (const auto& [key, value] : keys) {
+        tx.write(backend_path_ + "/" + key, value);
+      }
+      return true;
+    });
+  } catch (const std::exception& e) {
+    fail(std::string("advertising features: ") + e.what());
+    return false;
+  }
+}
+
+// Frontend Connected: read and validate every key once, then hand the data
+// path its queues (netif-reference §1.4 step 6).
+bool vif::do_connect() {
+  if (!config_ || !tap_) {
+    fail("connect without backend configuration or TAP");
+    return false;
+  }
+  frontend_limits limits{frontend_, devid_, env_.options.max_queues,
+                         env_.options.max_xdp_headroom, env_.options.tuning};
+  if (config_->rate) {
+    limits.tuning.rate_bytes = config_->rate->bytes;
+    limits.tuning.rate_interval = std::chrono::microseconds(config_->rate->usecs);
+  }
+  const std::string fe = config_->frontend_path + "/";
+  const key_reader read = [&](std::string_view key) { return env_.xs.read(fe + std::string(key)); };
+  try {
+    auto keys = parse_frontend_keys(read, limits);
+    if (!keys) {
+      fail("frontend " + keys.error().message());
+      return false;
+    }
+    frontend_config cfg = std::move(keys.value());
+    tap_->set_offloads(rings::tun_offload_flags(offloads_of(cfg.features)));
+    connect_request req;
+    req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
+    req.queues = std::move(cfg.queues);
+    req.ctrl_ring = cfg.ctrl_ring;
+    const std::uint64_t generation = ++generation_;
+    req.on_fault = [weak = weak_from_this(), ex = env_.executor, generation](
+                       queue_index q, const std::string& reason) {
+      boost::asio::post(ex, [weak, generation, q, reason] {
+        if (auto self = weak.lock()) {
+          self->on_fault(generation, q, reason);
+        }
+      });
+    };
+    auto queues = env_.queues.create(std::move(req));
+    queues->start();
+    queues_ = std::move(queues);
+    tap_->set_carrier(true);
+  } catch (const std::exception& e) {
+    fail(std::string("connecting: ") + e.what());
+    return false;
+  }
+  spdlog::info("{}: data path connected", tag());
+  if (!env_.options.wait_for_hotplug && config_->bridge && !bridged_) {
+    try {
+      tap_->add_to_bridge(*config_->bridge);
+      bridged_ = true;
+    } catch (const std::exception& e) {
+      fail("adding to bridge " + *config_->bridge + ": " + e.what());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Stop workers first, so nothing touches the rings while they go away; keep
+// the last counters for describe() and log them (one line per queue).
+void vif::do_disconnect() {
+  if (!queues_) {
+    return;
+  }
+  queues_->stop();
+  last_counters_ = queues_->counters();
+  for (const auto& q : last_counters_) {
+    spdlog::info("{}: counters at disconnect: {}", tag(), q.dump());
+  }
+  queues_.reset();
+  ++generation_;
+  if (tap_) {
+    try {
+      tap_->set_carrier(false);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: carrier off: {}", tag(), e.what());
+    }
+  }
+}
+
+// The device is gone for good: delete the TAP; hotplug-status goes only now,
+// and only if the toolstack has not removed the directory already.
+void vif::do_destroy(const vif_snapshot& s) {
+  do_disconnect();
+  if (tap_) {
+    try {
+      tap_->remove();
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: removing TAP: {}", tag(), e.what());
+    }
+    tap_.reset();
+  }
+  if (s.present && !s.online) {
+    try {
+      env_.xs.rm(backend_path_ + "/hotplug-status");
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: removing hotplug-status: {}", tag(), e.what());
+    }
+  }
+  destroyed_ = true;
+  spdlog::info("{}: destroyed", tag());
+}
+
+}  // namespace unetback::control

@@ -1,0 +1,49 @@
+#pragma once
+// The control-ring runner (feature-ctrl-ring, netif-reference §4): one small
+// thread per vif that maps the frontend's control ring, binds its event
+// channel, answers requests with rings::ctrl_handler (grant reads are grant
+// copies), and publishes the hash configuration into vif_shared_state.
+// Started by the control plane after the queues when the frontend wrote
+// ctrl-ring-ref / event-channel-ctrl; stopped before them.
+
+#include <memory>
+#include <string>
+
+#include "unetback/datapath/queue.hpp"
+#include "unetback/datapath/vif_shared_state.hpp"
+#include "unetback/platform/platform.hpp"
+
+namespace unetback::datapath {
+
+/// The queue_index a control ring reports its faults with.
+inline constexpr queue_index control_ring_fault_index{0xFFFFFFFFU};
+
+class control_ring {
+ public:
+  /// Opens this runner's grant and event-channel handles from `platform`.
+  /// `thread_name` (<= 15 chars) names the thread, e.g. "vif3.0-ctrl".
+  control_ring(platform::platform& platform, domid frontend, grant_ref ring_ref, evtchn_port port,
+               std::shared_ptr<vif_shared_state> shared, fault_handler on_fault,
+               std::string thread_name = "unetback-ctrl");
+  ~control_ring();  // stop()s
+  control_ring(const control_ring&) = delete;
+  control_ring& operator=(const control_ring&) = delete;
+
+  /// Maps the ring, binds the port and starts the thread. Throws
+  /// std::system_error (map/bind failure) or std::runtime_error (ring attach
+  /// found req_prod - rsp_prod > RING_SIZE); nothing is left mapped or bound.
+  void start();
+  /// Stops and joins the thread, unbinds, unmaps. Idempotent.
+  void stop();
+
+  /// Requests answered so far (any thread).
+  [[nodiscard]] std::uint64_t requests_handled() const;
+  /// Ring indices, like netback's debugfs ctrl ring dump.
+  [[nodiscard]] std::string ring_dump() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace unetback::datapath

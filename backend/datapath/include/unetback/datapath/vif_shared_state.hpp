@@ -1,0 +1,89 @@
+#pragma once
+// Per-vif state shared by the vif's queues and its control ring: the
+// guest's multicast filter list and its receive-hashing configuration.
+// Read-mostly; the read side (every RX worker, per packet) is lock-free.
+// Writers (a TX worker applying an MCAST extra, the control-ring thread)
+// serialise on a mutex and publish through atomics, so readers see either
+// the old or the new value of each entry (multicast) or a consistent
+// snapshot (hash config, seqlock over atomic words).
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "unetback/rings/ctrl_ring.hpp"
+
+namespace unetback::datapath {
+
+/// A MAC address.
+using mac_address = std::array<std::uint8_t, 6>;
+
+/// Result of a multicast-filter addition.
+enum class mcast_add_result : std::uint8_t { added, already_present, list_full };
+
+/// A hash configuration and the generation it was published as.
+struct hash_snapshot {
+  rings::hash_config config;
+  std::uint64_t generation = 0;
+};
+
+/// Shared per-vif state. Create once per vif with
+/// std::make_shared<vif_shared_state>(num_queues) and hand it to every queue
+/// and to the control ring.
+class vif_shared_state {
+ public:
+  /// Most multicast addresses a guest may register (Linux XEN_NETBK_MCAST_MAX).
+  static constexpr std::size_t max_multicast = 64;
+
+  /// `num_queues`: multi-queue-num-queues of the connection.
+  explicit vif_shared_state(std::uint32_t num_queues);
+  vif_shared_state(const vif_shared_state&) = delete;
+  vif_shared_state& operator=(const vif_shared_state&) = delete;
+
+  /// The number of queues of this vif.
+  [[nodiscard]] std::uint32_t num_queues() const { return num_queues_; }
+
+  /// Whether RX drops multicast frames not in the list
+  /// (request-multicast-control). Set at connect, or when the dynamic key
+  /// changes.
+  void set_multicast_filtering(bool on) { filtering_.store(on, std::memory_order_relaxed); }
+  [[nodiscard]] bool multicast_filtering() const {
+    return filtering_.load(std::memory_order_relaxed);
+  }
+  /// Adds `mac` (MCAST_ADD extra). Bounded by max_multicast.
+  mcast_add_result multicast_add(const mac_address& mac);
+  /// Removes `mac` if present (MCAST_DEL extra).
+  void multicast_del(const mac_address& mac);
+  /// True if `mac` is in the list. Lock-free.
+  [[nodiscard]] bool multicast_match(const mac_address& mac) const;
+  /// Entries in the list.
+  [[nodiscard]] std::size_t multicast_count() const;
+  /// Empties the list (reconnect).
+  void multicast_clear();
+
+  /// Publishes a new hash configuration (control-ring thread).
+  void publish_hash(const rings::hash_config& config);
+  /// Generation of the latest published configuration (0: none yet). Cheap:
+  /// workers compare it with their cached copy's generation.
+  [[nodiscard]] std::uint64_t hash_generation() const;
+  /// A consistent copy of the latest configuration. Lock-free; retries while
+  /// a publication is in progress.
+  [[nodiscard]] hash_snapshot read_hash() const;
+
+ private:
+  // algorithm, flags, mapping_size, key (10 words), mapping (128 words)
+  static constexpr std::size_t key_words = rings::max_hash_key_size / 4;
+  static constexpr std::size_t hash_words = 3 + key_words + rings::max_hash_mapping_size;
+
+  std::uint32_t num_queues_;
+  std::atomic<bool> filtering_{false};
+  std::mutex write_mutex_;
+  std::array<std::atomic<std::uint64_t>, max_multicast> mcast_{};  // bit 63: valid
+  std::atomic<std::size_t> mcast_count_{0};
+  std::atomic<std::uint64_t> hash_seq_{0};  // odd while a publication is in progress
+  std::array<std::atomic<std::uint32_t>, hash_words> hash_{};
+};
+
+}  // namespace unetback::datapath

@@ -1,0 +1,45 @@
+#pragma once
+// What a queue worker's TX and RX paths share: configuration, counters, the
+// vif's shared state and the worker's own handles. All references outlive the
+// worker thread (owned by queue::impl).
+
+#include <chrono>
+#include <cstdint>
+
+#include "unetback/datapath/queue_config.hpp"
+#include "unetback/datapath/queue_counters.hpp"
+#include "unetback/datapath/vif_shared_state.hpp"
+#include "unetback/platform/frame_port.hpp"
+#include "unetback/platform/grant_table.hpp"
+#include "unetback/rings/vnet_hdr.hpp"
+
+namespace unetback::datapath {
+
+using clock = std::chrono::steady_clock;
+
+/// The worker's view of its queue.
+struct queue_context {
+  const queue_config& config;
+  queue_counters& counters;
+  vif_shared_state& shared;
+  platform::grant_table& grants;
+  platform::frame_port& tap;
+};
+
+/// The frontend's offload features in the form rings/ expects.
+[[nodiscard]] inline rings::offload_features offload_features_of(const frontend_features& f) {
+  return rings::offload_features{f.sg, f.gso_tcpv4, f.gso_tcpv6, f.ipv6_csum_offload,
+                                 f.no_csum_offload};
+}
+
+/// A grant-copy segment with one foreign side (`domid` granted `ref`).
+[[nodiscard]] inline platform::grant_copy_segment foreign_segment(domid granter, grant_ref ref,
+                                                                  std::uint16_t offset) {
+  platform::grant_copy_segment s{};
+  s.source.foreign.ref = ref.value();
+  s.source.foreign.offset = offset;
+  s.source.foreign.domid = granter.value();
+  return s;
+}
+
+}  // namespace unetback::datapath
