@@ -38,9 +38,13 @@ dump_logs() {
 cleanup() {
   local rc=$?
   set +e
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill -TERM "${PIDS[i]}" 2>/dev/null; done
-  local deadline=$((SECONDS + 10))
-  for pid in "${PIDS[@]}"; do
+  # Newest first (guests, then the daemon, then xenstored), each gone before
+  # the next is asked, so the daemon can still walk its vifs to Closed.
+  local i pid deadline
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+    pid=${PIDS[i]}
+    kill -TERM "$pid" 2>/dev/null
+    deadline=$((SECONDS + 10))
     while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
@@ -128,24 +132,43 @@ iperf3_run() {
 
 xl() { ip netns exec "$HOST_NS" "$UNETBACK_BIN/sim-xl" --xenstore "$XS_DIR/socket" "$@"; }
 
-# start_guest DOMID QUEUES [netfront-sim flags...]: creates the guest's namespace and
-# its domain, runs netfront-sim, and attaches a vif the way `xl network-attach` does.
-start_guest() {
+# attach_guest DOMID QUEUES [netfront-sim flags...]: `xl network-attach` (with
+# the extra vifspec keys in $GUEST_VIFSPEC, e.g. "mtu=9000"), then the guest's
+# netfront probes the new device; waits for both ends to be Connected and
+# configures the guest's eth0 (MTU from the vifspec, if given).
+attach_guest() {
   local domid=$1 queues=$2
   shift 2
-  local ns="ubg-$ID-$domid"
+  local ns mtu
+  ns=$(guest_ns "$domid")
+  mtu=$(grep -o 'mtu=[0-9]*' <<<"${GUEST_VIFSPEC:-}" | cut -d= -f2 || true)
+  xl network-attach "$domid" bridge="$BRIDGE" mac="00:16:3e:00:00:$(printf '%02x' "$domid")" \
+    ${GUEST_VIFSPEC:-}
+  start_bg "netfront-sim-$domid" "$UNETBACK_BIN/netfront-sim" --domid "$domid" \
+    --xenstore-dir "$XS_DIR" --sim-dir "$SIM_DIR" --devid 0 --queues "$queues" \
+    --netns "$ns" --ifname eth0 ${mtu:+--mtu "$mtu"} "$@"
+  wait_for 20 "guest $domid connected" guest_connected "$domid"
+  wait_for 5 "guest $domid eth0" ip -n "$ns" link show eth0
+  [[ -z "$mtu" ]] || ip -n "$ns" link set eth0 mtu "$mtu"
+  ip -n "$ns" addr replace "$(guest_ip "$domid")/24" dev eth0
+  ip -n "$ns" link set eth0 up
+}
+
+# start_guest DOMID QUEUES [netfront-sim flags...]: a new guest domain with its
+# own network namespace and one vif (see attach_guest).
+start_guest() {
+  local domid=$1
+  local ns
+  ns=$(guest_ns "$domid")
   ip netns add "$ns"
   ip -n "$ns" link set lo up
   GUEST_NS+=("$ns")
   xl domain-create "$domid"
-  start_bg "netfront-sim-$domid" "$UNETBACK_BIN/netfront-sim" --domid "$domid" \
-    --xenstore-dir "$XS_DIR" --sim-dir "$SIM_DIR" --devid 0 --queues "$queues" \
-    --netns "$ns" --ifname eth0 "$@"
-  xl network-attach "$domid" bridge="$BRIDGE" mac="00:16:3e:00:00:$(printf '%02x' "$domid")"
-  wait_for 20 "guest $domid connected" guest_connected "$domid"
-  ip -n "$ns" addr add "198.18.0.$((10 + domid))/24" dev eth0
-  ip -n "$ns" link set eth0 up
+  attach_guest "$@"
 }
+
+# netfront_pid DOMID: the newest netfront-sim process of that guest.
+netfront_pid() { pgrep -n -f "netfront-sim --domid $1 "; }
 
 guest_ns() { echo "ubg-$ID-$1"; }
 guest_ip() { echo "198.18.0.$((10 + $1))"; }

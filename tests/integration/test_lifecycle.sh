@@ -9,11 +9,12 @@ start_daemon
 start_guest 1 2
 start_guest 2 2
 for round in 1 2 3; do
+  old_netfront=$(netfront_pid 1)
   xl network-detach 1 0 || fail "detach round $round did not reach Closed"
   ip -n "$HOST_NS" link show vif1.0 >/dev/null 2>&1 && fail "vif1.0 TAP left behind after detach"
-  xl network-attach 1 bridge="$BRIDGE" mac=00:16:3e:00:00:01
-  wait_for 20 "guest 1 reconnected (round $round)" guest_connected 1
-  ip -n "$(guest_ns 1)" link set eth0 up
+  # The guest's netfront sees its device go away (backend Closing) and stops.
+  wait_for 10 "guest 1 netfront gone" bash -c "! kill -0 $old_netfront 2>/dev/null"
+  attach_guest 1 2
   ip netns exec "$(guest_ns 1)" ping -c 2 -i 0.2 -W 2 "$HOST_IP" >/dev/null ||
     fail "no traffic after re-attach round $round"
   log "ok: detach/re-attach round $round"
@@ -23,7 +24,7 @@ done
 ip netns exec "$(guest_ns 2)" ping -f -c 100000 "$HOST_IP" >/dev/null 2>&1 &
 flood=$!
 sleep 1
-pkill -KILL -f "netfront-sim --domid 2 " || fail "could not kill guest 2"
+kill -KILL "$(netfront_pid 2)" || fail "could not kill guest 2"
 kill "$flood" 2>/dev/null || true
 xl domain-destroy 2
 wait_for 10 "vif2.0 released" bash -c "! ip -n $HOST_NS link show vif2.0 >/dev/null 2>&1"

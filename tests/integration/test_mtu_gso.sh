@@ -18,30 +18,13 @@ start_guest 1 1
 check 1 "mtu 1500 gso on"
 start_guest 2 1 --no-gso
 check 2 "mtu 1500 gso off"
-start_guest_mtu() {  # a guest whose vif has mtu=9000 (xl's mtu= key)
-  local domid=$1
-  shift
-  local ns="ubg-$ID-$domid"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  GUEST_NS+=("$ns")
-  xl domain-create "$domid"
-  start_bg "netfront-sim-$domid" "$UNETBACK_BIN/netfront-sim" --domid "$domid" \
-    --xenstore-dir "$XS_DIR" --sim-dir "$SIM_DIR" --devid 0 --queues 2 --mtu 9000 \
-    --netns "$ns" --ifname eth0 "$@"
-  xl network-attach "$domid" bridge="$BRIDGE" mtu=9000
-  wait_for 20 "guest $domid connected" guest_connected "$domid"
-  ip -n "$ns" link set eth0 mtu 9000
-  ip -n "$ns" addr add "$(guest_ip "$domid")/24" dev eth0
-  ip -n "$ns" link set eth0 up
-}
-start_guest_mtu 3
+GUEST_VIFSPEC="mtu=9000" start_guest 3 2
 [[ "$(ip -n "$HOST_NS" -o link show vif3.0 | grep -o 'mtu [0-9]*')" == "mtu 9000" ]] ||
   fail "vif3.0 MTU is not 9000"
 ip netns exec "$(guest_ns 3)" ping -c 2 -M do -s 8972 "$HOST_IP" >/dev/null ||
   fail "9000-byte frames do not cross"
 check 3 "mtu 9000 gso on"
-start_guest_mtu 4 --no-gso
+GUEST_VIFSPEC="mtu=9000" start_guest 4 2 --no-gso
 ip netns exec "$(guest_ns 4)" ping -c 2 -M do -s 8972 "$HOST_IP" >/dev/null ||
   fail "9000-byte frames do not cross without GSO"
 check 4 "mtu 9000 gso off"

@@ -27,8 +27,8 @@ key_result<backend_config> parse_backend_keys(const key_reader& read, domid fron
   if (p.ok() && cfg.frontend != frontend) {
     p.fail(key_error::kind::inconsistent, "frontend-id", "differs from the backend directory");
   }
-  const std::string expected = "/local/domain/" + std::to_string(frontend.value()) +
-                               "/device/vif/" + std::to_string(devid);
+  const std::string expected =
+      "/local/domain/" + std::to_string(frontend.value()) + "/device/vif/" + std::to_string(devid);
   const auto path = p.raw("frontend");
   if (p.ok() && !path) {
     p.fail(key_error::kind::missing, "frontend", {});
@@ -41,8 +41,7 @@ key_result<backend_config> parse_backend_keys(const key_reader& read, domid fron
   }
   const auto mac = p.raw("mac");
   if (p.ok() && (!mac || !tap::parse_mac(*mac))) {
-    p.fail(mac ? key_error::kind::malformed : key_error::kind::missing, "mac",
-           "xx:xx:xx:xx:xx:xx");
+    p.fail(mac ? key_error::kind::malformed : key_error::kind::missing, "mac", "xx:xx:xx:xx:xx:xx");
   } else if (mac) {
     cfg.guest_mac = *tap::parse_mac(*mac);
   }

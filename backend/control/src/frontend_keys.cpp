@@ -20,8 +20,10 @@ datapath::queue_config parse_queue(key_parser& p, const std::string& dir, unsign
   q.frontend = limits.frontend;
   q.index = queue_index{index};
   q.tuning = limits.tuning;
-  q.tx_ring_ref = grant_ref{static_cast<std::uint32_t>(p.number(dir + "tx-ring-ref", 0, UINT32_MAX))};
-  q.rx_ring_ref = grant_ref{static_cast<std::uint32_t>(p.number(dir + "rx-ring-ref", 0, UINT32_MAX))};
+  q.tx_ring_ref =
+      grant_ref{static_cast<std::uint32_t>(p.number(dir + "tx-ring-ref", 0, UINT32_MAX))};
+  q.rx_ring_ref =
+      grant_ref{static_cast<std::uint32_t>(p.number(dir + "rx-ring-ref", 0, UINT32_MAX))};
   // Split channels when both -tx and -rx exist, else the shared one.
   const bool has_tx = p.present(dir + "event-channel-tx");
   const bool has_rx = p.present(dir + "event-channel-rx");
@@ -32,10 +34,13 @@ datapath::queue_config parse_queue(key_parser& p, const std::string& dir, unsign
   }
   q.split_event_channels = has_tx;
   if (has_tx) {
-    q.tx_port = evtchn_port{static_cast<std::uint32_t>(p.number(dir + "event-channel-tx", 1, max_evtchn_port))};
-    q.rx_port = evtchn_port{static_cast<std::uint32_t>(p.number(dir + "event-channel-rx", 1, max_evtchn_port))};
+    q.tx_port = evtchn_port{
+        static_cast<std::uint32_t>(p.number(dir + "event-channel-tx", 1, max_evtchn_port))};
+    q.rx_port = evtchn_port{
+        static_cast<std::uint32_t>(p.number(dir + "event-channel-rx", 1, max_evtchn_port))};
   } else {
-    const auto port = evtchn_port{static_cast<std::uint32_t>(p.number(dir + "event-channel", 1, max_evtchn_port))};
+    const auto port = evtchn_port{
+        static_cast<std::uint32_t>(p.number(dir + "event-channel", 1, max_evtchn_port))};
     q.tx_port = port;
     q.rx_port = port;
   }
@@ -66,16 +71,22 @@ std::optional<ctrl_ring_keys> parse_ctrl_ring(key_parser& p) {
   if (!has_ref) {
     return std::nullopt;
   }
-  ctrl_ring_keys c{grant_ref{static_cast<std::uint32_t>(p.number("ctrl-ring-ref", 0, UINT32_MAX))},
-                   evtchn_port{static_cast<std::uint32_t>(p.number("event-channel-ctrl", 1, max_evtchn_port))}};
+  ctrl_ring_keys c{
+      grant_ref{static_cast<std::uint32_t>(p.number("ctrl-ring-ref", 0, UINT32_MAX))},
+      evtchn_port{static_cast<std::uint32_t>(p.number("event-channel-ctrl", 1, max_evtchn_port))}};
   return c;
 }
 
 }  // namespace
 
 std::string queue_thread_name(domid frontend, unsigned devid, unsigned queue) {
-  std::string tail = std::to_string(frontend.value()) + "." + std::to_string(devid) + "-q" +
-                     std::to_string(queue);
+  std::string tail =
+      std::to_string(frontend.value()) + "." + std::to_string(devid) + "-q" + std::to_string(queue);
+  return tail.size() + 3 <= 15 ? "vif" + tail : tail.substr(0, 15);
+}
+
+std::string ctrl_thread_name(domid frontend, unsigned devid) {
+  std::string tail = std::to_string(frontend.value()) + "." + std::to_string(devid) + "-ctrl";
   return tail.size() + 3 <= 15 ? "vif" + tail : tail.substr(0, 15);
 }
 
@@ -85,8 +96,8 @@ key_result<frontend_config> parse_frontend_keys(const key_reader& read,
   frontend_config cfg;
   // request-rx-copy: copying is the only receive mode there is (QEMU refuses 0 too).
   (void)p.number("request-rx-copy", 1, 1);
-  const auto num_queues = static_cast<unsigned>(
-      p.number_or("multi-queue-num-queues", 1, limits.max_queues, 1));
+  const auto num_queues =
+      static_cast<unsigned>(p.number_or("multi-queue-num-queues", 1, limits.max_queues, 1));
   for (unsigned k = 0; p.ok() && k < num_queues; ++k) {
     const std::string dir = num_queues == 1 ? std::string() : "queue-" + std::to_string(k) + "/";
     cfg.queues.push_back(parse_queue(p, dir, k, limits));
@@ -96,8 +107,8 @@ key_result<frontend_config> parse_frontend_keys(const key_reader& read,
     q.features = cfg.features;
   }
   cfg.ctrl_ring = parse_ctrl_ring(p);
-  cfg.xdp_headroom = static_cast<std::uint32_t>(
-      p.number_or("xdp-headroom", 0, limits.max_xdp_headroom, 0));
+  cfg.xdp_headroom =
+      static_cast<std::uint32_t>(p.number_or("xdp-headroom", 0, limits.max_xdp_headroom, 0));
   if (!p.ok()) {
     return p.error();
   }

@@ -17,7 +17,9 @@ std::optional<std::string> key_parser::raw(const std::string& key) {
   return read_(full(key));
 }
 
-bool key_parser::present(const std::string& key) { return raw(key).has_value(); }
+bool key_parser::present(const std::string& key) {
+  return raw(key).has_value();
+}
 
 std::uint64_t key_parser::parse(const std::string& key, const std::string& value, std::uint64_t lo,
                                 std::uint64_t hi) {
@@ -49,6 +51,8 @@ std::uint64_t key_parser::number_or(const std::string& key, std::uint64_t lo, st
   return value ? parse(key, *value, lo, hi) : fallback;
 }
 
-bool key_parser::flag(const std::string& key) { return number_or(key, 0, 1, 0) == 1; }
+bool key_parser::flag(const std::string& key) {
+  return number_or(key, 0, 1, 0) == 1;
+}
 
 }  // namespace unetback::control::detail

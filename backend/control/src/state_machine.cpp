@@ -1,6 +1,7 @@
 #include "unetback/control/state_machine.hpp"
 
 #include <array>
+#include <utility>
 
 namespace unetback::control {
 
@@ -28,15 +29,26 @@ vif_step to_closing(const vif_snapshot& s) {
   return step;
 }
 
+// Prefixes `actions` with disconnect when a data path runs.
+vif_step stopping_first(const vif_snapshot& s, std::vector<vif_action> actions, xs_state next) {
+  if (s.data_connected) {
+    actions.insert(actions.begin(), vif_action::disconnect);
+  }
+  return {std::move(actions), next};
+}
+
 vif_step from_initialising(const vif_snapshot& s) {
   if (!s.online) {
-    return {{vif_action::write_closed, vif_action::destroy}, xs_state::closed};
+    return stopping_first(s, {vif_action::write_closed, vif_action::destroy}, xs_state::closed);
   }
   if (s.failed || !s.backend_valid) {
     return to_closing(s);  // xenbus_dev_fatal: error node, then Closing
   }
   if (frontend_closing_or_gone(s.frontend)) {
-    return {{vif_action::write_closed}, xs_state::closed};
+    return stopping_first(s, {vif_action::write_closed}, xs_state::closed);
+  }
+  if (s.data_connected) {
+    return to_closing(s);  // a data path cannot predate InitWait: reset
   }
   // netif-reference §0: the TAP must exist before InitWait (the hotplug
   // script runs on InitWait and needs vif<D>.<N>).
@@ -110,19 +122,19 @@ vif_step from_closed(const vif_snapshot& s) {
 
 vif_step next_step(const vif_snapshot& s) {
   if (!s.present) {
-    vif_step step{{}, s.backend};
-    if (s.data_connected) {
-      step.actions.push_back(vif_action::disconnect);
-    }
-    step.actions.push_back(vif_action::destroy);
-    return step;
+    return stopping_first(s, {vif_action::destroy}, s.backend);
   }
   switch (s.backend) {
-    case xs_state::initialising: return from_initialising(s);
-    case xs_state::init_wait: return from_init_wait(s);
-    case xs_state::connected: return from_connected(s);
-    case xs_state::closing: return from_closing(s);
-    case xs_state::closed: return from_closed(s);
+    case xs_state::initialising:
+      return from_initialising(s);
+    case xs_state::init_wait:
+      return from_init_wait(s);
+    case xs_state::connected:
+      return from_connected(s);
+    case xs_state::closing:
+      return from_closing(s);
+    case xs_state::closed:
+      return from_closed(s);
     default:
       // Unknown, Initialised, Reconfiguring, Reconfigured: never written by
       // us. Someone else (or nobody) owns the node now: stop and close.
@@ -132,7 +144,7 @@ vif_step next_step(const vif_snapshot& s) {
 
 std::string_view name_of(vif_action a) {
   static constexpr std::array<std::string_view, 9> names = {
-      "create_tap", "advertise_features", "write_init_wait", "connect",    "publish_connected",
+      "create_tap", "advertise_features", "write_init_wait", "connect", "publish_connected",
       "disconnect", "write_closing",      "write_closed",    "destroy"};
   return names.at(static_cast<std::size_t>(a));
 }

@@ -19,13 +19,13 @@ std::optional<unsigned> parse_component(std::string_view text, std::uint64_t max
 
 }  // namespace
 
-supervisor::supervisor(boost::asio::any_io_executor executor, xs::client& xs,
-                       queue_factory& queues, tap_factory& taps, vif_options options)
+supervisor::supervisor(boost::asio::any_io_executor executor, xs::client& xs, queue_factory& queues,
+                       tap_factory& taps, supervisor_options options)
     : executor_(std::move(executor)),
       xs_(xs),
       queues_(queues),
       taps_(taps),
-      options_(options) {}
+      options_(std::move(options)) {}
 
 supervisor::~supervisor() {
   *alive_ = false;
@@ -36,10 +36,11 @@ supervisor::~supervisor() {
 void supervisor::start() {
   self_ = xs_.own_domid();
   const std::string home = xs_.get_domain_path(self_);
-  env_ = std::make_unique<vif_env>(vif_env{
-      executor_, xs_, queues_, taps_, options_, self_, home + "/backend/vif",
-      home + "/error/backend/vif",
-      [this](domid d, unsigned devid) { mark_dirty({d.value(), devid}); }});
+  env_ = std::make_unique<vif_env>(vif_env{executor_, xs_, queues_, taps_, self_,
+                                           home + "/backend/vif", home + "/error/backend/vif",
+                                           [this](domid d, unsigned devid) {
+                                             mark_dirty({d.value(), devid});
+                                           }});
   watcher_ = std::make_unique<xs::watcher>(
       xs_, executor_, [this](std::string_view p, std::string_view t) { on_watch(p, t); });
   watcher_->add(env_->backend_root, backend_token);  // fires once: the first scan
@@ -59,8 +60,9 @@ void supervisor::on_watch(std::string_view path, std::string_view token) {
   if (token.starts_with("fe:")) {
     const auto colon = token.find(':', 3);
     const auto d = parse_component(token.substr(3, colon - 3), 0x7FEF);
-    const auto n = colon == std::string_view::npos ? std::nullopt
-                                                   : parse_component(token.substr(colon + 1), 65535);
+    const auto n = colon == std::string_view::npos
+                       ? std::nullopt
+                       : parse_component(token.substr(colon + 1), 65535);
     if (d && n) {
       mark_dirty({static_cast<std::uint16_t>(*d), *n});
     }
@@ -144,22 +146,27 @@ void supervisor::consider(domid d, unsigned devid) {
   if (vifs_.contains(key)) {
     return;
   }
-  const std::string be = env_->backend_root + "/" + std::to_string(d.value()) + "/" +
-                         std::to_string(devid);
+  const std::string be =
+      env_->backend_root + "/" + std::to_string(d.value()) + "/" + std::to_string(devid);
   const auto state = xs_.read(be + "/state");
   if (xs_.read(be + "/online") != "1" || !state || (*state != "1" && !adopting_)) {
     return;
   }
-  auto v = std::make_shared<vif>(*env_, d, devid);
-  if (const auto fe = v->frontend_state_path()) {
+  const auto custom = options_.per_vif.find(key);
+  auto v = std::make_shared<vif>(
+      *env_, custom != options_.per_vif.end() ? custom->second : options_.defaults, d, devid);
+  for (const std::string& path : v->frontend_watch_paths()) {
     try {
-      watcher_->add(*fe, frontend_token(key));
+      watcher_->add(path, frontend_token(key));
     } catch (const std::exception& e) {
-      spdlog::warn("vif{}.{}: watching {}: {}", d.value(), devid, *fe, e.what());
+      spdlog::warn("vif{}.{}: watching {}: {}", d.value(), devid, path, e.what());
     }
   }
+  if (*state != "1") {
+    v->adopt();
+  }
   vifs_.emplace(key, std::move(v));
-  spdlog::info("supervisor: new device {}", be);
+  spdlog::info("supervisor: {} device {}", *state == "1" ? "new" : "adopted", be);
   mark_dirty(key);
 }
 
@@ -171,11 +178,19 @@ void supervisor::refresh_vif(vif_key key) {
   const std::shared_ptr<vif> v = it->second;
   v->refresh();
   if (v->destroyed()) {
-    if (const auto fe = v->frontend_state_path()) {
-      watcher_->remove(*fe, frontend_token(key));
-    }
-    vifs_.erase(key);
+    forget(key);
   }
+}
+
+void supervisor::forget(vif_key key) {
+  const auto it = vifs_.find(key);
+  if (it == vifs_.end()) {
+    return;
+  }
+  for (const std::string& path : it->second->frontend_watch_paths()) {
+    watcher_->remove(path, frontend_token(key));
+  }
+  vifs_.erase(it);
 }
 
 void supervisor::shutdown() {

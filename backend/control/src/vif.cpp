@@ -16,8 +16,9 @@ constexpr int max_steps_per_refresh = 12;  // the longest path is 4 edges plus a
 
 }  // namespace
 
-vif::vif(vif_env& env, domid frontend, unsigned devid)
+vif::vif(vif_env& env, vif_options options, domid frontend, unsigned devid)
     : env_(env),
+      options_(options),
       frontend_(frontend),
       devid_(devid),
       backend_path_(env.backend_root + "/" + std::to_string(frontend.value()) + "/" +
@@ -47,11 +48,11 @@ std::string vif::tag() const {
   return "vif" + std::to_string(frontend_.value()) + "." + std::to_string(devid_);
 }
 
-std::optional<std::string> vif::frontend_state_path() const {
+std::vector<std::string> vif::frontend_watch_paths() const {
   if (!config_) {
-    return std::nullopt;
+    return {};
   }
-  return config_->frontend_path + "/state";
+  return {config_->frontend_path + "/state", config_->frontend_path + "/request-multicast-control"};
 }
 
 vif_snapshot vif::read_snapshot() {
@@ -60,7 +61,7 @@ vif_snapshot vif::read_snapshot() {
   if (s.present) {
     s.backend = parse_xenbus_state(env_.xs.read(backend_path_ + "/state"));
     s.online = env_.xs.read(backend_path_ + "/online") == "1";
-    s.hotplug_connected = !env_.options.wait_for_hotplug ||
+    s.hotplug_connected = !options_.wait_for_hotplug ||
                           env_.xs.read(backend_path_ + "/hotplug-status") == "connected";
   }
   s.frontend = config_ ? parse_xenbus_state(env_.xs.read(config_->frontend_path + "/state"))
@@ -77,6 +78,12 @@ vif_snapshot vif::read_snapshot() {
   return s;
 }
 
+void vif::adopt() {
+  if (config_) {
+    do_create_tap();
+  }
+}
+
 void vif::refresh() {
   for (int i = 0; i < max_steps_per_refresh && !destroyed_; ++i) {
     vif_snapshot s;
@@ -88,6 +95,7 @@ void vif::refresh() {
     }
     const vif_step step = next_step(s);
     if (step.actions.empty()) {
+      follow_multicast_control();
       return;
     }
     for (const vif_action a : step.actions) {
@@ -105,15 +113,26 @@ void vif::refresh() {
 
 bool vif::apply(vif_action a, const vif_snapshot& s) {
   switch (a) {
-    case vif_action::create_tap: return do_create_tap();
-    case vif_action::advertise_features: return do_advertise_features();
-    case vif_action::write_init_wait: return write_state(xenbus_state::init_wait);
-    case vif_action::connect: return do_connect();
-    case vif_action::publish_connected: return write_state(xenbus_state::connected);
-    case vif_action::disconnect: do_disconnect(); return true;
-    case vif_action::write_closing: return write_state(xenbus_state::closing);
-    case vif_action::write_closed: return write_state(xenbus_state::closed);
-    case vif_action::destroy: do_destroy(s); return true;
+    case vif_action::create_tap:
+      return do_create_tap();
+    case vif_action::advertise_features:
+      return do_advertise_features();
+    case vif_action::write_init_wait:
+      return write_state(xenbus_state::init_wait);
+    case vif_action::connect:
+      return do_connect();
+    case vif_action::publish_connected:
+      return write_state(xenbus_state::connected);
+    case vif_action::disconnect:
+      do_disconnect();
+      return true;
+    case vif_action::write_closing:
+      return write_state(xenbus_state::closing);
+    case vif_action::write_closed:
+      return write_state(xenbus_state::closed);
+    case vif_action::destroy:
+      do_destroy(s);
+      return true;
   }
   return false;
 }

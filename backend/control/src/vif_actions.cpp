@@ -43,7 +43,7 @@ bool vif::do_create_tap() {
 // netif-reference §1.6, written in one transaction (only while the backend
 // directory still exists).
 bool vif::do_advertise_features() {
-  const std::string max_queues = std::to_string(env_.options.max_queues);
+  const std::string max_queues = std::to_string(options_.max_queues);
   const std::array<std::pair<const char*, std::string>, 11> keys{{
       {"feature-sg", "1"},
       {"feature-gso-tcpv4", "1"},
@@ -73,61 +73,92 @@ bool vif::do_advertise_features() {
   }
 }
 
-// Frontend Connected: read and validate every key once, then hand the data
-// path its queues (netif-reference §1.4 step 6).
+frontend_limits vif::limits() const {
+  frontend_limits l{frontend_, devid_, options_.max_queues, options_.max_xdp_headroom,
+                    options_.tuning};
+  if (config_ && config_->rate) {
+    l.tuning.rate_bytes = config_->rate->bytes;
+    l.tuning.rate_interval = std::chrono::microseconds(config_->rate->usecs);
+  }
+  return l;
+}
+
+// Hands the validated configuration to the data path: one TAP queue per
+// netif queue, offloads matching the frontend, workers started.
+void vif::start_data_path(frontend_config cfg) {
+  tap_->set_offloads(rings::tun_offload_flags(offloads_of(cfg.features)));
+  connect_request req;
+  req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
+  req.queues = std::move(cfg.queues);
+  req.ctrl_ring = cfg.ctrl_ring;
+  req.ctrl_thread_name = ctrl_thread_name(frontend_, devid_);
+  const std::uint64_t generation = ++generation_;
+  // Called on a worker thread: only post to the control thread (XSA-90).
+  req.on_fault = [weak = weak_from_this(), ex = env_.executor, generation](
+                     queue_index q, const std::string& reason) {
+    boost::asio::post(ex, [weak, generation, q, reason] {
+      if (auto self = weak.lock()) {
+        self->on_fault(generation, q, reason);
+      }
+    });
+  };
+  auto queues = env_.queues.create(std::move(req));
+  queues->start();
+  queues_ = std::move(queues);
+  multicast_control_ = cfg.features.multicast_control;
+  tap_->set_carrier(true);
+}
+
+// Frontend Connected: read and validate every key once, then start the data
+// path (netif-reference §1.4 step 6). Without hotplug, bridge the TAP here.
 bool vif::do_connect() {
   if (!config_ || !tap_) {
     fail("connect without backend configuration or TAP");
     return false;
   }
-  frontend_limits limits{frontend_, devid_, env_.options.max_queues,
-                         env_.options.max_xdp_headroom, env_.options.tuning};
-  if (config_->rate) {
-    limits.tuning.rate_bytes = config_->rate->bytes;
-    limits.tuning.rate_interval = std::chrono::microseconds(config_->rate->usecs);
-  }
   const std::string fe = config_->frontend_path + "/";
   const key_reader read = [&](std::string_view key) { return env_.xs.read(fe + std::string(key)); };
   try {
-    auto keys = parse_frontend_keys(read, limits);
+    auto keys = parse_frontend_keys(read, limits());
     if (!keys) {
       fail("frontend " + keys.error().message());
       return false;
     }
-    frontend_config cfg = std::move(keys.value());
-    tap_->set_offloads(rings::tun_offload_flags(offloads_of(cfg.features)));
-    connect_request req;
-    req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
-    req.queues = std::move(cfg.queues);
-    req.ctrl_ring = cfg.ctrl_ring;
-    const std::uint64_t generation = ++generation_;
-    req.on_fault = [weak = weak_from_this(), ex = env_.executor, generation](
-                       queue_index q, const std::string& reason) {
-      boost::asio::post(ex, [weak, generation, q, reason] {
-        if (auto self = weak.lock()) {
-          self->on_fault(generation, q, reason);
-        }
-      });
-    };
-    auto queues = env_.queues.create(std::move(req));
-    queues->start();
-    queues_ = std::move(queues);
-    tap_->set_carrier(true);
+    start_data_path(std::move(keys.value()));
+    if (!options_.wait_for_hotplug && config_->bridge && !bridged_) {
+      tap_->add_to_bridge(*config_->bridge);
+      bridged_ = true;
+    }
   } catch (const std::exception& e) {
     fail(std::string("connecting: ") + e.what());
     return false;
   }
   spdlog::info("{}: data path connected", tag());
-  if (!env_.options.wait_for_hotplug && config_->bridge && !bridged_) {
-    try {
-      tap_->add_to_bridge(*config_->bridge);
-      bridged_ = true;
-    } catch (const std::exception& e) {
-      fail("adding to bridge " + *config_->bridge + ": " + e.what());
-      return false;
-    }
-  }
   return true;
+}
+
+// feature-dynamic-multicast-control: request-multicast-control may change
+// while connected; re-read it on every refresh and pass changes on.
+void vif::follow_multicast_control() {
+  if (!queues_ || !config_) {
+    return;
+  }
+  try {
+    const auto value = env_.xs.read(config_->frontend_path + "/request-multicast-control");
+    if (value && *value != "0" && *value != "1") {
+      fail("frontend request-multicast-control: malformed (must be 0 or 1)");
+      env_.request_refresh(frontend_, devid_);
+      return;
+    }
+    const bool on = value == "1";
+    if (multicast_control_ != on) {
+      queues_->set_multicast_control(on);
+      multicast_control_ = on;
+      spdlog::info("{}: multicast filtering {}", tag(), on ? "on" : "off");
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: reading request-multicast-control: {}", tag(), e.what());
+  }
 }
 
 // Stop workers first, so nothing touches the rings while they go away; keep
@@ -142,6 +173,7 @@ void vif::do_disconnect() {
     spdlog::info("{}: counters at disconnect: {}", tag(), q.dump());
   }
   queues_.reset();
+  multicast_control_.reset();
   ++generation_;
   if (tap_) {
     try {

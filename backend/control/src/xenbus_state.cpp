@@ -11,12 +11,14 @@ xenbus_state parse_xenbus_state(const std::optional<std::string>& value) {
   return static_cast<xenbus_state>((*value)[0] - '0');
 }
 
-std::string to_wire(xenbus_state s) { return std::to_string(static_cast<unsigned>(s)); }
+std::string to_wire(xenbus_state s) {
+  return std::to_string(static_cast<unsigned>(s));
+}
 
 std::string_view name_of(xenbus_state s) {
   static constexpr std::array<std::string_view, 9> names = {
-      "Unknown",   "Initialising", "InitWait",      "Initialised", "Connected",
-      "Closing",   "Closed",       "Reconfiguring", "Reconfigured"};
+      "Unknown", "Initialising", "InitWait",      "Initialised", "Connected",
+      "Closing", "Closed",       "Reconfiguring", "Reconfigured"};
   const auto i = static_cast<std::size_t>(s);
   return i < names.size() ? names[i] : "Invalid";
 }

@@ -12,7 +12,8 @@ queue_counters_snapshot snapshot(const queue_counters& c) {
 
 nlohmann::json to_json(const queue_counters_snapshot& s) {
   nlohmann::json j = nlohmann::json::object();
-  s.for_each_field([&j](std::string_view name, std::uint64_t value) { j[std::string(name)] = value; });
+  s.for_each_field(
+      [&j](std::string_view name, std::uint64_t value) { j[std::string(name)] = value; });
   return j;
 }
 

@@ -27,7 +27,7 @@ long socket_frame_port::read_frame(std::span<std::byte> buf) {
   if (n >= 0) {
     return static_cast<long>(n);
   }
-  return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+  return errno == EAGAIN ? 0 : -errno;  // EWOULDBLOCK == EAGAIN on Linux
 }
 
 long socket_frame_port::write_frame(std::span<const iovec> iov) {
@@ -38,7 +38,7 @@ long socket_frame_port::write_frame(std::span<const iovec> iov) {
   if (n >= 0) {
     return static_cast<long>(n);
   }
-  return (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) ? 0 : -errno;
+  return (errno == EAGAIN || errno == ENOBUFS) ? 0 : -errno;
 }
 
 }  // namespace unetback::datapath

@@ -27,12 +27,12 @@ namespace unetback::datapath {
 
 /// What one TX sweep did.
 struct tx_sweep_result {
-  std::uint32_t consumed = 0;      ///< ring slots consumed and answered
-  bool new_requests = false;       ///< req_prod moved since the previous sweep
-  bool more = false;               ///< stopped at a bound with requests left: sweep again
-  bool throttled = false;          ///< out of `rate` credit until credit_ready_at()
-  bool notify = false;             ///< the frontend asked to be notified
-  const char* fault = nullptr;     ///< hostile frontend: stop touching the rings
+  std::uint32_t consumed = 0;   ///< ring slots consumed and answered
+  bool new_requests = false;    ///< req_prod moved since the previous sweep
+  bool more = false;            ///< stopped at a bound with requests left: sweep again
+  bool throttled = false;       ///< out of `rate` credit until credit_ready_at()
+  bool notify = false;          ///< the frontend asked to be notified
+  const char* fault = nullptr;  ///< hostile frontend: stop touching the rings
 };
 
 class tx_path {
@@ -54,8 +54,8 @@ class tx_path {
     std::uint32_t slots = 0;
     std::uint32_t extras = 0;
     std::int16_t status = rings::netif_rsp::okay;
-    bool send = false;               ///< a frame to write to the TAP
-    std::uint32_t buf_off = 0;       ///< its bytes in buf_
+    bool send = false;          ///< a frame to write to the TAP
+    std::uint32_t buf_off = 0;  ///< its bytes in buf_
     std::uint16_t len = 0;
     rings::tx_offload offload;
   };
@@ -79,10 +79,10 @@ class tx_path {
   std::uint32_t last_req_prod_ = 0;
   tx_sweep_result cur_;  ///< the sweep in progress
   std::array<rings::tx_request, rings::tx_back_ring::size> window_{};
-  std::vector<pending_packet> packets_;                // capacity: ring size
-  std::vector<platform::grant_copy_segment> segs_;     // capacity: ring size
-  std::vector<std::uint32_t> seg_packet_;              // packet index of each segment
-  std::vector<std::byte> buf_;                         // contiguous private packet copies
+  std::vector<pending_packet> packets_;             // capacity: ring size
+  std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
+  std::vector<std::uint32_t> seg_packet_;           // packet index of each segment
+  std::vector<std::byte> buf_;                      // contiguous private packet copies
   std::uint32_t buf_used_ = 0;
 };
 

@@ -73,27 +73,28 @@ void vif_shared_state::multicast_clear() {
   mcast_count_.store(0, std::memory_order_relaxed);
 }
 
-// Seqlock writer (Boehm, "Can seqlocks get along with programming language
-// memory models?"): odd sequence, release fence, relaxed word stores, even
-// sequence with release.
+// Seqlock without standalone fences (so ThreadSanitizer models it): the
+// writer stores an odd sequence, then every word with release (each word is
+// ordered after the odd sequence), then the even sequence with release. A
+// reader that acquires a new word therefore also sees the odd (or a later)
+// sequence on its second read, and retries.
 void vif_shared_state::publish_hash(const rings::hash_config& c) {
   std::lock_guard lock(write_mutex_);
   const std::uint64_t seq = hash_seq_.load(std::memory_order_relaxed);
   hash_seq_.store(seq + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
   std::size_t w = 0;
-  hash_[w++].store(c.algorithm, std::memory_order_relaxed);
-  hash_[w++].store(c.flags, std::memory_order_relaxed);
-  hash_[w++].store(c.mapping_size, std::memory_order_relaxed);
+  hash_[w++].store(c.algorithm, std::memory_order_release);
+  hash_[w++].store(c.flags, std::memory_order_release);
+  hash_[w++].store(c.mapping_size, std::memory_order_release);
   for (std::size_t k = 0; k < key_words; ++k) {
     std::uint32_t word = 0;
     for (std::size_t b = 0; b < 4; ++b) {
       word |= static_cast<std::uint32_t>(c.key[k * 4 + b]) << (8 * b);
     }
-    hash_[w++].store(word, std::memory_order_relaxed);
+    hash_[w++].store(word, std::memory_order_release);
   }
   for (std::uint32_t m : c.mapping) {
-    hash_[w++].store(m, std::memory_order_relaxed);
+    hash_[w++].store(m, std::memory_order_release);
   }
   hash_seq_.store(seq + 2, std::memory_order_release);
 }
@@ -110,19 +111,18 @@ hash_snapshot vif_shared_state::read_hash() const {
       continue;
     }
     std::size_t w = 0;
-    out.config.algorithm = hash_[w++].load(std::memory_order_relaxed);
-    out.config.flags = hash_[w++].load(std::memory_order_relaxed);
-    out.config.mapping_size = hash_[w++].load(std::memory_order_relaxed);
+    out.config.algorithm = hash_[w++].load(std::memory_order_acquire);
+    out.config.flags = hash_[w++].load(std::memory_order_acquire);
+    out.config.mapping_size = hash_[w++].load(std::memory_order_acquire);
     for (std::size_t k = 0; k < key_words; ++k) {
-      const std::uint32_t word = hash_[w++].load(std::memory_order_relaxed);
+      const std::uint32_t word = hash_[w++].load(std::memory_order_acquire);
       for (std::size_t b = 0; b < 4; ++b) {
         out.config.key[k * 4 + b] = static_cast<std::uint8_t>(word >> (8 * b));
       }
     }
     for (std::uint32_t& m : out.config.mapping) {
-      m = hash_[w++].load(std::memory_order_relaxed);
+      m = hash_[w++].load(std::memory_order_acquire);
     }
-    std::atomic_thread_fence(std::memory_order_acquire);
     if (hash_seq_.load(std::memory_order_relaxed) == s1) {
       out.generation = s1 / 2;
       return out;

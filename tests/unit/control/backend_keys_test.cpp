@@ -91,7 +91,8 @@ TEST(BackendKeys, RateIsBytesCommaMicroseconds) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r.value().rate->bytes, 125000U);
   EXPECT_EQ(r.value().rate->usecs, 20000U);
-  for (const char* bad : {"125000", "125000,", ",20000", "0,20000", "1,0", "1,2,3", "1;2", "-1,5"}) {
+  for (const char* bad :
+       {"125000", "125000,", ",20000", "0,20000", "1,0", "1,2,3", "1;2", "-1,5"}) {
     EXPECT_FALSE(parse_rate(bad)) << bad;
   }
 }

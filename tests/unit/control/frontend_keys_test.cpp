@@ -24,11 +24,11 @@ frontend_limits limits(unsigned max_queues = 4) {
 
 // What Linux netfront writes for one queue with split channels.
 keys single_queue() {
-  return {{"tx-ring-ref", "8"},           {"rx-ring-ref", "9"},
-          {"event-channel-tx", "15"},     {"event-channel-rx", "16"},
-          {"request-rx-copy", "1"},       {"feature-rx-notify", "1"},
-          {"feature-sg", "1"},            {"feature-gso-tcpv4", "1"},
-          {"feature-gso-tcpv6", "1"},     {"feature-ipv6-csum-offload", "1"},
+  return {{"tx-ring-ref", "8"},       {"rx-ring-ref", "9"},
+          {"event-channel-tx", "15"}, {"event-channel-rx", "16"},
+          {"request-rx-copy", "1"},   {"feature-rx-notify", "1"},
+          {"feature-sg", "1"},        {"feature-gso-tcpv4", "1"},
+          {"feature-gso-tcpv6", "1"}, {"feature-ipv6-csum-offload", "1"},
           {"xdp-headroom", "0"}};
 }
 

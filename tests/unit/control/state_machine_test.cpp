@@ -47,13 +47,26 @@ std::vector<vif_snapshot> every_snapshot() {
 vif_snapshot apply(vif_snapshot s, const vif_step& st) {
   for (A a : st.actions) {
     switch (a) {
-      case A::write_init_wait: s.backend = S::init_wait; break;
-      case A::publish_connected: s.backend = S::connected; break;
-      case A::write_closing: s.backend = S::closing; break;
-      case A::write_closed: s.backend = S::closed; break;
-      case A::connect: s.data_connected = true; break;
-      case A::disconnect: s.data_connected = false; break;
-      default: break;
+      case A::write_init_wait:
+        s.backend = S::init_wait;
+        break;
+      case A::publish_connected:
+        s.backend = S::connected;
+        break;
+      case A::write_closing:
+        s.backend = S::closing;
+        break;
+      case A::write_closed:
+        s.backend = S::closed;
+        break;
+      case A::connect:
+        s.data_connected = true;
+        break;
+      case A::disconnect:
+        s.data_connected = false;
+        break;
+      default:
+        break;
     }
   }
   return s;
@@ -63,16 +76,14 @@ vif_snapshot apply(vif_snapshot s, const vif_step& st) {
 // Initialising and the recovery from states we never write.
 bool allowed_edge(S from, S to) {
   static const std::set<std::pair<S, S>> edges = {
-      {S::initialising, S::init_wait}, {S::init_wait, S::connected},
-      {S::initialising, S::closed},    {S::init_wait, S::closing},
-      {S::connected, S::closing},      {S::closing, S::closed},
-      {S::closed, S::init_wait},       {S::closed, S::closing},
-      {S::initialising, S::closing}};
+      {S::initialising, S::init_wait}, {S::init_wait, S::connected}, {S::initialising, S::closed},
+      {S::init_wait, S::closing},      {S::connected, S::closing},   {S::closing, S::closed},
+      {S::closed, S::init_wait},       {S::closed, S::closing},      {S::initialising, S::closing}};
   if (from == to) {
     return true;
   }
-  const bool foreign = from == S::unknown || from == S::initialised ||
-                       from == S::reconfiguring || from == S::reconfigured;
+  const bool foreign = from == S::unknown || from == S::initialised || from == S::reconfiguring ||
+                       from == S::reconfigured;
   return edges.contains({from, to}) || (foreign && to == S::closing);
 }
 
@@ -83,8 +94,8 @@ TEST(VifStateMachine, EveryStepFollowsAnAllowedEdge) {
       continue;  // nothing is written to a vanished directory
     }
     EXPECT_TRUE(allowed_edge(s.backend, st.next))
-        << name_of(s.backend) << " -> " << name_of(st.next) << " (frontend "
-        << name_of(s.frontend) << ")";
+        << name_of(s.backend) << " -> " << name_of(st.next) << " (frontend " << name_of(s.frontend)
+        << ")";
     EXPECT_EQ(apply(s, st).backend, st.actions.empty() ? s.backend : st.next);
   }
 }
@@ -192,8 +203,7 @@ vif_snapshot fresh() {
 
 TEST(VifLifecycle, NewDeviceCreatesTapAdvertisesAndWaits) {
   const vif_step st = next_step(fresh());
-  EXPECT_EQ(st.actions,
-            (std::vector<A>{A::create_tap, A::advertise_features, A::write_init_wait}));
+  EXPECT_EQ(st.actions, (std::vector<A>{A::create_tap, A::advertise_features, A::write_init_wait}));
   EXPECT_EQ(st.next, S::init_wait);
 }
 

@@ -1,5 +1,5 @@
 // unetbackctl: list vifs, show per-queue counters (table or --json, --watch),
-// dump ring indices, disable/enable a vif, change the daemon's log level.
+// dump ring indices, change the daemon's log level.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -67,10 +67,6 @@ int main(int argc, char** argv) {
   stats->add_option("--watch", o.watch_s, "refresh every SECONDS")->check(CLI::PositiveNumber);
   auto* dump = app.add_subcommand("dump", "ring indices per queue (like io_ring_qN)");
   dump->add_option("vif", o.vif)->required();
-  auto* disable = app.add_subcommand("disable", "stop a vif's queues (carrier off)");
-  disable->add_option("vif", o.vif)->required();
-  auto* enable = app.add_subcommand("enable", "re-enable a disabled vif");
-  enable->add_option("vif", o.vif)->required();
   auto* level = app.add_subcommand("log-level", "set the daemon's log level");
   level->add_option("level", o.level, "trace|debug|info|warn|err|critical|off")->required();
   CLI11_PARSE(app, argc, argv);
@@ -87,8 +83,6 @@ int main(int argc, char** argv) {
       for (const auto& q : r.at("queues")) {
         std::printf("queue %d:\n%s\n", q.value("queue", 0), q.value("dump", "").c_str());
       }
-    } else if (*disable || *enable) {
-      call(o.socket, {{"cmd", *disable ? "disable" : "enable"}, {"vif", o.vif}});
     } else if (*level) {
       call(o.socket, {{"cmd", "log-level"}, {"level", o.level}});
     }

@@ -10,9 +10,11 @@ std::string render_vif_list(const nlohmann::json& vifs) {
   std::string out = fmt::format("{:<16} {:>6} {:>5} {:<14} {:<14} {:>6}\n", "VIF", "DOMID", "DEVID",
                                 "BACKEND", "FRONTEND", "QUEUES");
   for (const auto& v : vifs) {
-    out += fmt::format("{:<16} {:>6} {:>5} {:<14} {:<14} {:>6}\n", v.value("name", "?"),
-                       v.value("domid", 0), v.value("devid", 0), v.value("state", "?"),
-                       v.value("frontend_state", "?"), v.value("queues", 0));
+    const bool failed = v.value("failed", false);
+    out += fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6}\n", v.value("name", "?"),
+                       v.value("domid", 0), v.value("devid", 0),
+                       failed ? "disabled" : v.value("state", "?"), v.value("tap", ""),
+                       v.value("queues", 0));
   }
   return out;
 }

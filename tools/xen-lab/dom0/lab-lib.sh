@@ -15,24 +15,29 @@ UNETBACKD_LOG=/var/log/unetbackd.log
 GUEST_KERNEL=/lab/domu/vmlinuz
 GUEST_INITRD=/lab/domu/initrd.cpio.gz
 DOM0_IP=198.18.0.1
-FAILS=0
+FAILS_FILE=/tmp/lab-fails.$SCENARIO
+: >"$FAILS_FILE"
+# fd 3 is the console even inside $(...), so helpers that return a value can still report
+exec 3>&1
 
 up() { cut -d' ' -f1 /proc/uptime; }
-mark() { echo "LAB-MARK $* uptime=$(up)"; }
-result() { echo "LAB-RESULT scenario=$SCENARIO $*"; }
+mark() { echo "LAB-MARK $* uptime=$(up)" >&3; }
+result() { echo "LAB-RESULT scenario=$SCENARIO $*" >&3; }
 fcalc() { awk "BEGIN{printf \"%.2f\n\", $*}"; }
 now_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
 
 # fail REASON: report, dump diagnostics, end the scenario with status 1
+# (from inside $(...) it ends only that subshell: use check_fail there)
 fail() {
-  echo "LAB-FAIL scenario=$SCENARIO $*"
-  dump_diagnostics
+  echo "LAB-FAIL scenario=$SCENARIO $*" >&3
+  dump_diagnostics >&3
   exit 1
 }
-# check_fail REASON: report a failed check but carry on (the scenario ends non-zero)
-check_fail() { echo "LAB-FAIL scenario=$SCENARIO $*"; FAILS=$((FAILS + 1)); }
+# check_fail REASON: report a failed check and carry on; finish then exits non-zero
+check_fail() { echo "LAB-FAIL scenario=$SCENARIO $*" >&3; echo "$*" >>"$FAILS_FILE"; }
+failed_checks() { wc -l <"$FAILS_FILE"; }
 finish() {
-  if [ "$FAILS" -gt 0 ]; then dump_diagnostics; exit 1; fi
+  if [ "$(failed_checks)" -gt 0 ]; then dump_diagnostics >&3; exit 1; fi
   exit 0
 }
 
@@ -73,12 +78,12 @@ domid_of() { xl domid "$1" 2>/dev/null; }
 wait_console() {
   local f; f=$(console_log "$1"); local end=$((SECONDS + $3)) want=${4:-1}
   while [ $SECONDS -lt $end ]; do
-    [ "$(grep -a -c -E -- "$2" "$f" 2>/dev/null || true)" -ge "$want" ] && return 0
+    [ "$(console_count "$1" "$2")" -ge "$want" ] && return 0
     sleep 0.5
   done
   return 1
 }
-console_count() { grep -a -c -E -- "$2" "$(console_log "$1")" 2>/dev/null || echo 0; }
+console_count() { local c; c=$(grep -a -c -E -- "$2" "$(console_log "$1")" 2>/dev/null); echo "${c:-0}"; }
 
 # guest_create NAME VCPUS MEM_MB "kernel args" [VIFSPEC ...]
 # Starts a PV guest with the lab initrd and waits until it is READY (prints nothing).
@@ -91,7 +96,7 @@ name = "$name"
 type = "pv"
 kernel = "$GUEST_KERNEL"
 ramdisk = "$GUEST_INITRD"
-extra = "console=hvc0 quiet $extra"
+extra = "console=hvc0 quiet lab.vifs=$# $extra"
 memory = $mem
 vcpus = $vcpus
 on_crash = "preserve"
@@ -114,15 +119,15 @@ guest_cmd() {
   n=$(now_ms)$RANDOM   # unique per call, also from subshells
   f=$(console_log "$name"); start=$(wc -l <"$f")
   # the marker is computed by the guest shell, so the shell's echo of this line never matches
-  printf '%s; echo "LAB-CMD-END-$((%s+0)) rc=$?"\n' "$cmd" "$n" >"$tty"
+  printf 'echo "LAB-CMD-BEGIN-$((%s+0))"; %s; echo "LAB-CMD-END-$((%s+0)) rc=$?"\n' "$n" "$cmd" "$n" >"$tty"
   end=$((SECONDS + to))
   until tail -n +"$((start + 1))" "$f" | grep -a -q "LAB-CMD-END-$n rc="; do
     [ $SECONDS -ge $end ] && { echo "guest_cmd: '$cmd' timed out" >&2; return 98; }
     sleep 0.3
   done
-  tail -n +"$((start + 1))" "$f" | tr -d '\r' | awk -v m="LAB-CMD-END-$n rc=" -v e='LAB-CMD-END-$((' \
+  tail -n +"$((start + 1))" "$f" | tr -d '\r' | awk -v b="LAB-CMD-BEGIN-$n" -v m="LAB-CMD-END-$n rc=" \
     'index($0, m) { s = substr($0, index($0, m) + length(m)); rc = s + 0; exit }
-     !index($0, e) { print } END { exit rc }'
+     on { print } index($0, b) == 1 { on = 1 } END { exit rc }'
 }
 
 # wait_vif DOMID DEVID STATE TIMEOUT_S: backend and frontend both in xenbus STATE
@@ -183,8 +188,12 @@ unetbackd_present() { [ -x "$UNETBACKD" ]; }
 unetbackd_pid() { cat /run/unetbackd.pid 2>/dev/null; }
 unetbackd_alive() { local p; p=$(unetbackd_pid) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 
-# unetbackd_start [ARGS...]: run the daemon in the background (log: $UNETBACKD_LOG)
+# unetbackd_start [ARGS...]: run the daemon in the background (log: $UNETBACKD_LOG).
+# lab.daemon_args=--log-level,debug on the xen-lab command line appends flags (commas
+# stand for spaces).
 unetbackd_start() {
+  # shellcheck disable=SC2086
+  set -- "$@" ${LAB_DAEMON_ARGS//,/ }
   unetbackd_present || fail "no unetbackd in dom0 (pass --unetbackd to xen-lab)"
   netback_loaded && fail "xen-netback is loaded: unetbackd must not share backend/vif with it"
   echo "=== unetbackd $* (uptime $(up))" >>"$UNETBACKD_LOG"
@@ -226,17 +235,18 @@ netlist_state() { xl network-list "$1" 2>/dev/null | awk -v d="$2" 'NR > 1 && $1
 netlist_count() { xl network-list "$1" 2>/dev/null | awk 'NR > 1 && NF > 0' | wc -l; }
 
 # vif_attach NAME MAC: xl network-attach with the stock hotplug script; prints the devid
-# after both ends are Connected and the guest configured the interface
+# after both ends are Connected and the guest configured the interface (attach_ms: how long)
+attach_ms() { cat /tmp/lab-attach-ms 2>/dev/null; }
 vif_attach() {
   local name=$1 mac=$2 id n t0 rc devid
   id=$(domid_of "$name"); n=$(console_count "$name" "LAB-DOMU-NET-UP .*mac=$mac")
   t0=$(now_ms)
-  xl network-attach "$name" "bridge=xenbr0,mac=$mac" >/tmp/attach.out 2>&1; rc=$?
+  xl network-attach "$name" bridge=xenbr0 "mac=$mac" >/tmp/attach.out 2>&1; rc=$?
   [ $rc = 0 ] || { cat /tmp/attach.out; check_fail "xl network-attach $name $mac rc=$rc"; return 1; }
   devid=$(devid_by_mac "$id" "$mac") || { check_fail "no backend node for $mac"; return 1; }
   wait_vif "$id" "$devid" 4 60 || { check_fail "vif $id/$devid not Connected: $(vif_states "$id" "$devid")"; return 1; }
   wait_console "$name" "LAB-DOMU-NET-UP .*mac=$mac" 30 $((n + 1)) || { check_fail "guest did not configure $mac"; return 1; }
-  ATTACH_MS=$(($(now_ms) - t0))
+  echo $(($(now_ms) - t0)) >/tmp/lab-attach-ms
   echo "$devid"
 }
 # vif_detach NAME DEVID: xl network-detach; checks that every trace of the vif is gone
@@ -246,6 +256,7 @@ vif_detach() {
   xl network-detach "$name" "$devid" >/tmp/detach.out 2>&1; rc=$?
   DETACH_MS=$(($(now_ms) - t0))
   [ $rc = 0 ] || { cat /tmp/detach.out; check_fail "xl network-detach $name $devid rc=$rc"; return 1; }
+  libxl_errors /tmp/detach.out "network-detach $name $devid" || return 1
   xenstore-read "/local/domain/0/backend/vif/$id/$devid/state" >/dev/null 2>&1 && { check_fail "backend dir of $id/$devid left behind"; return 1; }
   local end=$((SECONDS + 10))
   while [ -e "/sys/class/net/vif$id.$devid" ] && [ $SECONDS -lt $end ]; do sleep 0.3; done
@@ -253,10 +264,24 @@ vif_detach() {
   return 0
 }
 
-# ---- unetbackd's counters (unetbackctl stats --json)
+# libxl_errors FILE WHAT: xl's output must not show that libxl gave up waiting for the
+# backend (10 s for state 6, LIBXL_DESTROY_TIMEOUT). A hotplug script killed after 40 s is
+# reported, not failed: it happens when the emulated CPUs are saturated.
+libxl_errors() {
+  grep -a -q 'because of timeout' "$1" && result "warning=hotplug-script-timeout during=\"$2\""
+  if grep -a -q -E 'unable to remove device|devices_destroy failed|timed out' "$1"; then
+    sed 's/^/  xl: /' "$1"; check_fail "$2: libxl gave up waiting for the backend"; return 1
+  fi
+  return 0
+}
+
+# ---- unetbackd's counters: `unetbackctl stats --json` while the daemon serves its control
+# socket, and the per-queue "counters at disconnect: {json}" lines of its log
+UNETBACKD_SOCKET=/run/unetbackd.sock
+unetbackd_ctl_ok() { [ -x "$UNETBACKCTL" ] && [ -S "$UNETBACKD_SOCKET" ]; }
 unetbackd_stats() { "$UNETBACKCTL" stats --json --all "$@" 2>&1; }
-# queues_moved BEFORE.json AFTER.json: prints per-queue deltas; fails unless every queue's
-# tx and rx packet counters grew
+# queues_moved BEFORE.json AFTER.json: per-queue deltas of two `stats --json` snapshots;
+# fails unless every queue's tx_packets and rx_packets grew
 queues_moved() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -264,23 +289,55 @@ def load(p):
     d = json.load(open(p))
     d = d.get("result", d) if isinstance(d, dict) else d
     vifs = d if isinstance(d, list) else d.get("vifs", [d])
-    return {(v.get("name"), q.get("queue")): q.get("counters", {}) for v in vifs for q in v.get("queues", [])}
+    return {(v.get("name"), q.get("queue")): q.get("counters", q) for v in vifs for q in v.get("queues", [])}
 a, b = load(sys.argv[1]), load(sys.argv[2])
 ok = bool(b)
 for key in sorted(b, key=str):
     ca, cb = a.get(key, {}), b[key]
-    delta = {k: cb[k] - ca.get(k, 0) for k in cb if isinstance(cb[k], (int, float))}
-    moved = lambda side: any(v > 0 for k, v in delta.items() if side in k and "packet" in k)
-    line = " ".join("%s=%d" % (k, v) for k, v in sorted(delta.items()) if v)
-    print("vif=%s queue=%s tx_moved=%d rx_moved=%d %s" % (key[0], key[1], moved("tx"), moved("rx"), line))
-    ok = ok and moved("tx") and moved("rx")
+    dt = cb.get("tx_packets", 0) - ca.get("tx_packets", 0)
+    dr = cb.get("rx_packets", 0) - ca.get("rx_packets", 0)
+    print("vif=%s queue=%s tx_packets_delta=%d rx_packets_delta=%d" % (key[0], key[1], dt, dr))
+    ok = ok and dt > 0 and dr > 0
 sys.exit(0 if ok else 1)
 PY
 }
-# guest_queue_irqs NAME: "q0=tx/rx q1=tx/rx ..." interrupt counts of netfront's queues
+# disconnect_counters VIF [QUEUES]: the last connection's per-queue counters of VIF from
+# unetbackd's log (written when the vif disconnects); fails unless there are QUEUES queues
+# and each one carried tx and rx packets
+disconnect_counters() {
+  grep -a "$1: counters at disconnect: " "$UNETBACKD_LOG" | sed 's/.*counters at disconnect: //' >/tmp/disconnect.json
+  python3 - "${2:-0}" /tmp/disconnect.json <<'PY'
+import json, sys
+want = int(sys.argv[1])
+qs = {}
+for line in open(sys.argv[2]):
+    try:
+        c = json.loads(line)
+    except ValueError:
+        continue
+    if c.get("queue") == 0:
+        qs = {}          # a new connection starts again at queue 0
+    qs[c.get("queue")] = c
+ok = bool(qs) and (want == 0 or len(qs) == want)
+for q in sorted(qs):
+    c = qs[q]
+    print("queue=%d tx_packets=%d rx_packets=%d tx_bytes=%d rx_bytes=%d" %
+          (q, c.get("tx_packets", 0), c.get("rx_packets", 0), c.get("tx_bytes", 0), c.get("rx_bytes", 0)))
+    ok = ok and c.get("tx_packets", 0) > 0 and c.get("rx_packets", 0) > 0
+sys.exit(0 if ok else 1)
+PY
+}
+# guest_queue_irqs NAME DEVID: interrupts taken by each netfront queue of the guest's vif
+# DEVID (tx + rx event channels, or the one shared channel), as "q0,q1,...", e.g. "812,790"
 guest_queue_irqs() {
-  guest_cmd "$1" "cat /proc/interrupts" | awk '/vif[0-9]+-q[0-9]+-(tx|rx)/ {
+  guest_cmd "$1" "cat /proc/interrupts" | awk -v p="vif$2-q" 'index($NF, p) == 1 {
       n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
-      name = $NF; sub(/^vif[0-9]+-/, "", name); c[name] = n }
-    END { for (q = 0; ("q" q "-tx") in c; q++) printf "q%d=%d/%d ", q, c["q" q "-tx"], c["q" q "-rx"]; print "" }'
+      q = substr($NF, length(p) + 1); sub(/-.*/, "", q); c[q] += n; if (q + 1 > nq) nq = q + 1 }
+    END { for (q = 0; q < nq; q++) printf "%s%d", (q ? "," : ""), c[q]; print "" }'
+}
+# irqs_moved BEFORE AFTER: every queue in AFTER took more interrupts than in BEFORE
+irqs_moved() {
+  awk -v a="$1" -v b="$2" 'BEGIN { nb = split(b, y, ","); split(a, x, ","); ok = nb > 0
+      for (i = 1; i <= nb; i++) if (y[i] + 0 <= x[i] + 0) ok = 0
+      exit !ok }'
 }

@@ -18,9 +18,12 @@ static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free,
               "lock-free u32 atomics are required for memory shared with a guest");
 
 /// Reads a peer-written index once. Later reads of ring entries are not
-/// reordered before it (xen_rmb() after reading req_prod / rsp_prod).
+/// reordered before it (xen_rmb() after reading req_prod / rsp_prod), and it
+/// is not reordered before an earlier publish() of ours (xen_mb() between
+/// publishing an index and reading the peer's). seq_cst: on x86 a plain load,
+/// on arm64 ldar, the same cost as acquire.
 [[nodiscard]] inline std::uint32_t load_acquire(std::uint32_t& shared) {
-  return std::atomic_ref<std::uint32_t>(shared).load(std::memory_order_acquire);
+  return std::atomic_ref<std::uint32_t>(shared).load(std::memory_order_seq_cst);
 }
 
 /// Reads a shared index once with no ordering (for diagnostics, or for an
@@ -29,23 +32,21 @@ static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free,
   return std::atomic_ref<std::uint32_t>(shared).load(std::memory_order_relaxed);
 }
 
-/// Publishes an index. Earlier writes of ring entries become visible before
-/// it (xen_wmb() before writing rsp_prod / req_prod).
-inline void store_release(std::uint32_t& shared, std::uint32_t value) {
-  std::atomic_ref<std::uint32_t>(shared).store(value, std::memory_order_release);
+/// Publishes an index or an event threshold: earlier writes of ring entries
+/// become visible before it (xen_wmb()), and it is globally visible before any
+/// later load_acquire() of the peer's index or threshold (xen_mb()), so no
+/// wake-up is lost (ring.h RING_PUSH_*_AND_CHECK_NOTIFY, RING_FINAL_CHECK_*).
+/// A seq_cst store: xchg on x86 (a full barrier, like the mb it replaces),
+/// stlr on arm64 (ordered before a later ldar). Expressed without a
+/// standalone fence so ThreadSanitizer builds model it exactly.
+inline void publish(std::uint32_t& shared, std::uint32_t value) {
+  std::atomic_ref<std::uint32_t>(shared).store(value, std::memory_order_seq_cst);
 }
 
-/// Writes a shared index once with no ordering (event thresholds, which are
-/// always followed by full_fence()).
+/// Writes a shared index once with no ordering (ring initialisation before
+/// the page is granted).
 inline void store_relaxed(std::uint32_t& shared, std::uint32_t value) {
   std::atomic_ref<std::uint32_t>(shared).store(value, std::memory_order_relaxed);
-}
-
-/// Full barrier (xen_mb()): a published index is globally visible before the
-/// peer's event threshold is read, so no wake-up is lost (ring.h
-/// RING_PUSH_*_AND_CHECK_NOTIFY, RING_FINAL_CHECK_FOR_*).
-inline void full_fence() {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 /// Compiler-only barrier: after copying a ring entry into private memory the

@@ -209,20 +209,19 @@ class back_ring {
     ++rsp_prod_pvt_;
   }
 
-  /// Publishes rsp_prod = rsp_prod_pvt (release), full fence, and returns true
+  /// Publishes rsp_prod = rsp_prod_pvt (release + full barrier), returns true
   /// iff the frontend asked to be notified (rsp_event in (old, new]) (ring.h
   /// RING_PUSH_RESPONSES_AND_CHECK_NOTIFY).
   [[nodiscard]] bool push_responses_and_check_notify() {
     sring_header& h = view_.header();
     const std::uint32_t old_prod = load_relaxed(h.rsp_prod);
     const std::uint32_t new_prod = rsp_prod_pvt_;
-    store_release(h.rsp_prod, new_prod);
-    full_fence();
-    return detail::event_in_range(old_prod, new_prod, load_relaxed(h.rsp_event));
+    publish(h.rsp_prod, new_prod);  // bodies before the index; index before rsp_event
+    return detail::event_in_range(old_prod, new_prod, load_acquire(h.rsp_event));
   }
 
-  /// Before sleeping: if no request is pending, sets req_event = req_cons + 1,
-  /// full fence, and checks again (RING_FINAL_CHECK_FOR_REQUESTS). Returns the
+  /// Before sleeping: if no request is pending, sets req_event = req_cons + 1
+  /// (with a full barrier) and checks again (RING_FINAL_CHECK_FOR_REQUESTS). Returns the
   /// number of unconsumed requests (0: safe to sleep) or producer_overflow.
   [[nodiscard]] result<std::uint32_t, ring_error> final_check_for_requests() {
     auto pending = unconsumed_requests();
@@ -233,14 +232,11 @@ class back_ring {
     return unconsumed_requests();
   }
 
-  /// Asks to be notified when req_prod passes `event - 1`, then full fence so
-  /// a re-check afterwards sees any request published before the frontend read
-  /// the new threshold. RX waiting for `n` slots: set_req_event(req_prod + 1)
-  /// as Linux does, or further ahead to batch wake-ups.
-  void set_req_event(std::uint32_t event) {
-    store_relaxed(view_.header().req_event, event);
-    full_fence();
-  }
+  /// Asks to be notified when req_prod passes `event - 1`, ordered before the
+  /// next load of req_prod, so a re-check afterwards sees any request published
+  /// before the frontend read the new threshold. RX waiting for `n` slots: set_req_event(req_prod +
+  /// 1) as Linux does, or further ahead to batch wake-ups.
+  void set_req_event(std::uint32_t event) { publish(view_.header().req_event, event); }
 
   /// Private consumer index.
   [[nodiscard]] std::uint32_t req_cons() const { return req_cons_; }
@@ -294,8 +290,8 @@ class front_ring {
     sring_header& h = r.view_.header();
     store_relaxed(h.req_event, 1);
     store_relaxed(h.rsp_event, 1);
-    store_release(h.req_prod, 0);
-    store_release(h.rsp_prod, 0);
+    publish(h.req_prod, 0);
+    publish(h.rsp_prod, 0);
     return r;
   }
 
@@ -319,15 +315,14 @@ class front_ring {
     return true;
   }
 
-  /// Publishes req_prod = req_prod_pvt (release), full fence, and returns true
+  /// Publishes req_prod = req_prod_pvt (release + full barrier), returns true
   /// iff the backend asked to be notified (req_event in (old, new]) (ring.h
   /// RING_PUSH_REQUESTS_AND_CHECK_NOTIFY).
   [[nodiscard]] bool push_requests_and_check_notify() {
     sring_header& h = view_.header();
     const std::uint32_t old_prod = load_relaxed(h.req_prod);
-    store_release(h.req_prod, req_prod_pvt_);
-    full_fence();
-    return detail::event_in_range(old_prod, req_prod_pvt_, load_relaxed(h.req_event));
+    publish(h.req_prod, req_prod_pvt_);  // bodies before the index; index before req_event
+    return detail::event_in_range(old_prod, req_prod_pvt_, load_acquire(h.req_event));
   }
 
   /// Responses published and not yet consumed: rsp_prod - rsp_cons (acquire
@@ -352,16 +347,15 @@ class front_ring {
   /// Marks `n` responses consumed (rsp_cons += n), freeing their slots.
   void consume_responses(std::uint32_t n) { rsp_cons_ += n; }
 
-  /// Before sleeping: if no response is pending, sets rsp_event = rsp_cons + 1,
-  /// full fence, checks again (RING_FINAL_CHECK_FOR_RESPONSES). Returns the
+  /// Before sleeping: if no response is pending, sets rsp_event = rsp_cons + 1
+  /// (with a full barrier), checks again (RING_FINAL_CHECK_FOR_RESPONSES). Returns the
   /// number of unconsumed responses (0: safe to sleep).
   [[nodiscard]] result<std::uint32_t, ring_error> final_check_for_responses() {
     auto pending = unconsumed_responses();
     if (!pending || pending.value() != 0) {
       return pending;
     }
-    store_relaxed(view_.header().rsp_event, rsp_cons_ + 1);
-    full_fence();
+    publish(view_.header().rsp_event, rsp_cons_ + 1);
     return unconsumed_responses();
   }
 

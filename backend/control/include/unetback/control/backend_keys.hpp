@@ -22,11 +22,11 @@ struct rate_limit_keys {
 
 /// Validated backend keys of backend/vif/<D>/<N>.
 struct backend_config {
-  std::string frontend_path;        ///< /local/domain/<D>/device/vif/<N>
-  domid frontend;                   ///< frontend-id
-  unsigned devid = 0;               ///< N (and `handle`)
-  tap::mac_address guest_mac{};     ///< `mac`: the guest's address
-  unsigned mtu = 1500;              ///< `mtu`, default 1500
+  std::string frontend_path;     ///< /local/domain/<D>/device/vif/<N>
+  domid frontend;                ///< frontend-id
+  unsigned devid = 0;            ///< N (and `handle`)
+  tap::mac_address guest_mac{};  ///< `mac`: the guest's address
+  unsigned mtu = 1500;           ///< `mtu`, default 1500
   std::optional<rate_limit_keys> rate;
   std::optional<std::string> bridge;   ///< `bridge`
   std::optional<std::string> script;   ///< `script` (logged only)
@@ -40,8 +40,8 @@ inline constexpr unsigned max_mtu = 65521;
 /// Parses backend/vif/<frontend>/<devid> through `read`. The frontend path
 /// must be exactly /local/domain/<frontend-id>/device/vif/<devid> and
 /// frontend-id must match the directory's <D>.
-[[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read,
-                                                            domid frontend, unsigned devid);
+[[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read, domid frontend,
+                                                            unsigned devid);
 
 /// Parses "<bytes>,<usecs>" (both plain decimal, bytes >= 1, usecs 1..10^7).
 [[nodiscard]] std::optional<rate_limit_keys> parse_rate(std::string_view text);

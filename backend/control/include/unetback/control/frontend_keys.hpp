@@ -50,11 +50,11 @@ struct frontend_config {
 
 /// What the frontend is allowed to ask for, and what to fill in.
 struct frontend_limits {
-  domid frontend;                   ///< frontend-id (from the backend dir)
-  unsigned devid = 0;               ///< the vif's device id
-  unsigned max_queues = 1;          ///< the multi-queue-max-queues we advertised
+  domid frontend;           ///< frontend-id (from the backend dir)
+  unsigned devid = 0;       ///< the vif's device id
+  unsigned max_queues = 1;  ///< the multi-queue-max-queues we advertised
   std::uint32_t max_xdp_headroom = 512;
-  datapath::queue_tuning tuning;    ///< copied into every queue_config
+  datapath::queue_tuning tuning;  ///< copied into every queue_config
 };
 
 /// Highest event-channel port (FIFO ABI: EVTCHN_FIFO_NR_CHANNELS - 1); port 0
@@ -68,5 +68,9 @@ inline constexpr std::uint32_t max_evtchn_port = (1U << 17) - 1;
 /// The worker thread name of a queue: "vif<D>.<N>-q<K>", without the "vif"
 /// prefix when that would exceed the 15 characters a thread name may have.
 [[nodiscard]] std::string queue_thread_name(domid frontend, unsigned devid, unsigned queue);
+
+/// The control-ring thread name: "vif<D>.<N>-ctrl", shortened like
+/// queue_thread_name() to fit 15 characters.
+[[nodiscard]] std::string ctrl_thread_name(domid frontend, unsigned devid);
 
 }  // namespace unetback::control

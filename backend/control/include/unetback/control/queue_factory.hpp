@@ -4,8 +4,10 @@
 // an object it can start, stop and read counters from. The production
 // implementation builds datapath::queue objects; tests use a fake.
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,9 +25,10 @@ using queue_fault_handler = std::function<void(queue_index, const std::string& r
 
 /// Everything needed to run one vif's data path.
 struct connect_request {
-  std::vector<datapath::queue_config> queues;                  ///< validated, index order
-  std::vector<std::unique_ptr<platform::frame_port>> taps;     ///< one per queue, same order
-  std::optional<ctrl_ring_keys> ctrl_ring;                     ///< feature-ctrl-ring, if used
+  std::vector<datapath::queue_config> queues;               ///< validated, index order
+  std::vector<std::unique_ptr<platform::frame_port>> taps;  ///< one per queue, same order
+  std::optional<ctrl_ring_keys> ctrl_ring;                  ///< feature-ctrl-ring, if used
+  std::string ctrl_thread_name;                             ///< "vif<D>.<N>-ctrl" (<= 15 chars)
   queue_fault_handler on_fault;
 };
 
@@ -38,6 +41,9 @@ class vif_queues {
   virtual void start() = 0;
   /// Stops and joins every worker, unbinds, unmaps. Idempotent.
   virtual void stop() = 0;
+  /// request-multicast-control changed at run time
+  /// (feature-dynamic-multicast-control): filter multicast toward the guest.
+  virtual void set_multicast_control(bool on) = 0;
   /// One JSON object per queue: {"queue": K, ...counters...}.
   [[nodiscard]] virtual nlohmann::json counters() const = 0;
 };

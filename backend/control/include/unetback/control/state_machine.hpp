@@ -42,14 +42,15 @@ namespace unetback::control {
 
 /// What the state machine looks at.
 struct vif_snapshot {
-  bool present = true;                           ///< backend directory exists
-  xenbus_state backend = xenbus_state::unknown;  ///< our `state` node as read now
-  xenbus_state frontend = xenbus_state::unknown; ///< frontend `state` (unknown: gone)
-  bool online = true;                            ///< backend `online` == "1"
-  bool hotplug_connected = false;                ///< `hotplug-status` == "connected" (or not awaited)
-  bool backend_valid = true;                     ///< backend keys passed validation
-  bool data_connected = false;                   ///< queues are running
-  bool failed = false;  ///< a connect error or data-path fault; cleared when the frontend re-initialises
+  bool present = true;                            ///< backend directory exists
+  xenbus_state backend = xenbus_state::unknown;   ///< our `state` node as read now
+  xenbus_state frontend = xenbus_state::unknown;  ///< frontend `state` (unknown: gone)
+  bool online = true;                             ///< backend `online` == "1"
+  bool hotplug_connected = false;  ///< `hotplug-status` == "connected" (or not awaited)
+  bool backend_valid = true;       ///< backend keys passed validation
+  bool data_connected = false;     ///< queues are running
+  bool failed =
+      false;  ///< a connect error or data-path fault; cleared when the frontend re-initialises
 };
 
 /// Side effects, executed in the order listed in a step.

@@ -25,11 +25,18 @@
 
 namespace unetback::control {
 
+/// Settings of every vif, with per-device overrides.
+struct supervisor_options {
+  vif_options defaults;
+  /// Keyed by (frontend domid, devid): replaces `defaults` for that vif.
+  std::map<std::pair<std::uint16_t, unsigned>, vif_options> per_vif;
+};
+
 class supervisor {
  public:
   /// Everything stays idle until start().
   supervisor(boost::asio::any_io_executor executor, xs::client& xs, queue_factory& queues,
-             tap_factory& taps, vif_options options);
+             tap_factory& taps, supervisor_options options);
   ~supervisor();
   supervisor(const supervisor&) = delete;
   supervisor& operator=(const supervisor&) = delete;
@@ -59,13 +66,14 @@ class supervisor {
   void scan();
   void consider(domid d, unsigned devid);
   void refresh_vif(vif_key key);
+  void forget(vif_key key);
   [[nodiscard]] static std::string frontend_token(vif_key key);
 
   boost::asio::any_io_executor executor_;
   xs::client& xs_;
   queue_factory& queues_;
   tap_factory& taps_;
-  vif_options options_;
+  supervisor_options options_;
   domid self_{0};
   std::unique_ptr<vif_env> env_;
   std::unique_ptr<xs::watcher> watcher_;

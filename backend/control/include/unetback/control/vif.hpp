@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -43,10 +44,9 @@ struct vif_env {
   xs::client& xs;
   queue_factory& queues;
   tap_factory& taps;
-  vif_options options;
-  domid self;                   ///< our own domain id
-  std::string backend_root;     ///< /local/domain/<self>/backend/vif
-  std::string error_root;       ///< /local/domain/<self>/error/backend/vif
+  domid self;                ///< our own domain id
+  std::string backend_root;  ///< /local/domain/<self>/backend/vif
+  std::string error_root;    ///< /local/domain/<self>/error/backend/vif
   /// Asks for refresh() of vif (D, N) soon, coalesced (used after faults).
   std::function<void(domid, unsigned)> request_refresh;
 };
@@ -54,7 +54,7 @@ struct vif_env {
 class vif : public std::enable_shared_from_this<vif> {
  public:
   /// Reads and validates the backend keys; creates nothing yet.
-  vif(vif_env& env, domid frontend, unsigned devid);
+  vif(vif_env& env, vif_options options, domid frontend, unsigned devid);
   /// Stops a running data path (no XenStore writes: see shutdown()).
   ~vif();
   vif(const vif&) = delete;
@@ -62,9 +62,14 @@ class vif : public std::enable_shared_from_this<vif> {
 
   /// backend/vif/<D>/<N> as an absolute path.
   [[nodiscard]] const std::string& backend_path() const { return backend_path_; }
-  /// The frontend's `state` node to watch (never the whole frontend
-  /// directory: XSA-349); nullopt when the backend keys were invalid.
-  [[nodiscard]] std::optional<std::string> frontend_state_path() const;
+  /// The frontend nodes to watch: `state` and `request-multicast-control`
+  /// (feature-dynamic-multicast-control), never the whole frontend directory
+  /// (XSA-349). Empty when the backend keys were invalid.
+  [[nodiscard]] std::vector<std::string> frontend_watch_paths() const;
+  /// Taking over a device found at startup in a later state (daemon
+  /// restart): re-attaches the persistent TAP now, so that destroying the
+  /// device later also removes the interface.
+  void adopt();
   /// Re-reads XenStore and applies next_step() until nothing is left to do
   /// (bounded). Errors of this vif never escape.
   void refresh();
@@ -85,13 +90,17 @@ class vif : public std::enable_shared_from_this<vif> {
   bool do_create_tap();
   bool do_advertise_features();
   bool do_connect();
+  [[nodiscard]] frontend_limits limits() const;
+  void start_data_path(frontend_config cfg);
   void do_disconnect();
   void do_destroy(const vif_snapshot& s);
+  void follow_multicast_control();
   bool write_state(xenbus_state st);
   void fail(const std::string& message);
   [[nodiscard]] std::string tag() const;
 
   vif_env& env_;
+  vif_options options_;
   domid frontend_;
   unsigned devid_;
   std::string backend_path_;
@@ -102,6 +111,7 @@ class vif : public std::enable_shared_from_this<vif> {
   xenbus_state last_frontend_ = xenbus_state::unknown;
   xenbus_state backend_state_ = xenbus_state::unknown;
   std::uint64_t generation_ = 0;
+  std::optional<bool> multicast_control_;
   bool failed_ = false;
   bool bridged_ = false;
   bool destroyed_ = false;

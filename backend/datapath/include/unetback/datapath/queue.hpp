@@ -41,7 +41,9 @@ class queue {
 
   /// Counters, read with relaxed loads from any thread.
   [[nodiscard]] queue_counters_snapshot counters() const;
-  /// Ring indices for `unetbackctl dump` (like netback's io_ring_qN).
+  /// Ring indices for `unetbackctl dump` (like netback's io_ring_qN): shared
+  /// req_prod/req_event/rsp_prod/rsp_event and the worker's req_cons and
+  /// rsp_prod_pvt. Call from the thread that starts and stops the queue.
   [[nodiscard]] std::string ring_dump() const;
   [[nodiscard]] const queue_config& config() const;
 

@@ -25,11 +25,16 @@ struct frontend_features {
 
 /// Daemon/vif configuration for a queue. Defaults follow Linux netback.
 struct queue_tuning {
-  std::uint32_t poll_us = 0;                  ///< busy-poll budget before sleeping (0 = off)
-  std::uint32_t tx_batch = 64;                ///< max TX requests handled per sweep
-  std::uint32_t rx_batch = 64;                ///< max RX packets handled per sweep
-  std::size_t rx_backlog_bytes = 512 * 1024;  ///< bounded RX backlog (XSA-392)
-  std::chrono::milliseconds rx_stall_timeout{60000};  ///< no RX slots this long: stalled
+  std::uint32_t poll_us = 0;    ///< busy-poll budget before sleeping (0 = off)
+  std::uint32_t tx_batch = 64;  ///< max TX requests handled per sweep
+  std::uint32_t rx_batch = 64;  ///< max RX packets handled per sweep
+  /// Private RX buffer of one sweep (frames read from the TAP before their
+  /// batched grant copy). The TAP is read only while RX buffers are posted,
+  /// so the kernel's bounded TAP queue is the real backlog (XSA-392).
+  std::size_t rx_backlog_bytes = 512 * 1024;
+  /// Frames waiting and no usable RX slots this long: count a stall, drop the
+  /// held frame (Linux rx_stall_timeout_msecs).
+  std::chrono::milliseconds rx_stall_timeout{60000};
   std::uint32_t max_tx_slots_drop = 18;  ///< > this many data slots: drop (XEN_NETIF_NR_SLOTS_MIN)
   std::uint32_t max_tx_slots_fatal =
       20;                        ///< >= this many: hostile frontend (Linux fatal_skb_slots)

@@ -1,0 +1,189 @@
+#include "config_file.hpp"
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "unetback/xs/permission.hpp"
+
+namespace unetback::daemon::detail {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw std::invalid_argument(where + ": " + what);
+}
+
+long long integer(const toml::node& n, const std::string& where, range r) {
+  const auto v = n.value<long long>();
+  if (!n.is_integer() || !v || *v < r.lo || *v > r.hi) {
+    bad(where, "must be an integer in " + std::to_string(r.lo) + ".." + std::to_string(r.hi));
+  }
+  return *v;
+}
+
+bool boolean(const toml::node& n, const std::string& where) {
+  if (!n.is_boolean()) {
+    bad(where, "must be true or false");
+  }
+  return *n.value<bool>();
+}
+
+std::string string(const toml::node& n, const std::string& where) {
+  if (!n.is_string()) {
+    bad(where, "must be a string");
+  }
+  return *n.value<std::string>();
+}
+
+// Keys valid both in [daemon] and [vif."D.N"]: `o` with `key` set, or
+// nullopt if `key` is not one of them.
+std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& key,
+                                          const toml::node& n, const std::string& where) {
+  if (key == "max-queues") {
+    o.max_queues = integer(n, where, max_queues_range);
+  } else if (key == "wait-for-hotplug") {
+    o.wait_for_hotplug = boolean(n, where);
+  } else if (key == "poll-us") {
+    o.poll_us = integer(n, where, poll_us_range);
+  } else if (key == "tx-batch") {
+    o.tx_batch = integer(n, where, batch_range);
+  } else if (key == "rx-batch") {
+    o.rx_batch = integer(n, where, batch_range);
+  } else if (key == "rx-backlog-bytes") {
+    o.rx_backlog_bytes = integer(n, where, backlog_range);
+  } else if (key == "rx-stall-timeout-ms") {
+    o.rx_stall_timeout_ms = integer(n, where, stall_ms_range);
+  } else {
+    return std::nullopt;
+  }
+  return o;
+}
+
+std::string one_of(const toml::node& n, const std::string& where,
+                   std::initializer_list<const char*> allowed) {
+  const std::string v = string(n, where);
+  std::string list;
+  for (const char* a : allowed) {
+    if (v == a) {
+      return v;
+    }
+    list += list.empty() ? a : std::string(", ") + a;
+  }
+  bad(where, "must be one of " + list);
+}
+
+// One [daemon] key into `s` (a copy, returned).
+settings_layer with_daemon_key(settings_layer s, const std::string& key, const toml::node& n,
+                               const std::string& where) {
+  if (auto o = with_vif_key(s.vif, key, n, where)) {
+    s.vif = *o;
+  } else if (key == "platform") {
+    s.platform = one_of(n, where, {"xen", "sim"});
+  } else if (key == "log-level") {
+    s.log_level = service::parse_log_level(string(n, where));
+  } else if (key == "log-target") {
+    s.log_target = service::parse_log_target(string(n, where));
+  } else if (key == "max-xdp-headroom") {
+    s.max_xdp_headroom = integer(n, where, xdp_headroom_range);
+  } else if (key == "sim-dir") {
+    s.sim_dir = string(n, where);
+  } else if (key == "xenstore") {
+    s.xenstore = string(n, where);
+  } else if (key == "control-socket") {
+    s.control_socket = string(n, where);
+  } else {
+    bad(where, "unknown key");
+  }
+  return s;
+}
+
+settings_layer daemon_table(const toml::table& t, const std::string& file) {
+  settings_layer s;
+  for (const auto& [k, n] : t) {
+    const std::string key(k.str());
+    const std::string where = file + ": [daemon] " + key;
+    try {
+      s = with_daemon_key(std::move(s), key, n, where);
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      throw std::invalid_argument(msg.starts_with(file) ? msg : where + ": " + msg);
+    }
+  }
+  return s;
+}
+
+std::pair<std::uint16_t, unsigned> vif_id(const std::string& name, const std::string& file) {
+  const auto dot = name.find('.');
+  const auto d =
+      dot == std::string::npos ? std::nullopt : xs::parse_decimal(name.substr(0, dot), 0x7FEF);
+  const auto n =
+      dot == std::string::npos ? std::nullopt : xs::parse_decimal(name.substr(dot + 1), 65535);
+  if (!d || !n) {
+    bad(file + ": [vif.\"" + name + "\"]", "the name must be \"<domid>.<devid>\"");
+  }
+  return {static_cast<std::uint16_t>(*d), static_cast<unsigned>(*n)};
+}
+
+std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> vif_tables(const toml::table& t,
+                                                                       const std::string& file) {
+  std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> per_vif;
+  for (const auto& [k, n] : t) {
+    const std::string name(k.str());
+    const auto* table = n.as_table();
+    if (table == nullptr) {
+      bad(file + ": vif." + name, "must be a table [vif.\"<domid>.<devid>\"]");
+    }
+    vif_overrides o;
+    for (const auto& [vk, vn] : *table) {
+      const std::string key(vk.str());
+      const std::string where = file + ": [vif.\"" + name + "\"] " + key;
+      auto next = with_vif_key(o, key, vn, where);
+      if (!next) {
+        bad(where, "unknown key");
+      }
+      o = *next;
+    }
+    per_vif[vif_id(name, file)] = o;
+  }
+  return per_vif;
+}
+
+}  // namespace
+
+settings_layer read_config_file(const std::string& path, bool optional_file) {
+  settings_layer s;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (optional_file) {
+      return s;
+    }
+    throw std::invalid_argument(path + ": no such configuration file");
+  }
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << path << ":" << e.source().begin.line << ":" << e.source().begin.column << ": "
+        << e.description();
+    throw std::invalid_argument(msg.str());
+  }
+  for (const auto& [k, n] : root) {
+    const std::string key(k.str());
+    if (key == "daemon" && n.is_table()) {
+      auto per_vif = std::move(s.per_vif);
+      s = daemon_table(*n.as_table(), path);
+      s.per_vif = std::move(per_vif);
+    } else if (key == "vif" && n.is_table()) {
+      s.per_vif = vif_tables(*n.as_table(), path);
+    } else {
+      bad(path + ": " + key, "unknown key or section (expected [daemon] or [vif.\"D.N\"])");
+    }
+  }
+  return s;
+}
+
+}  // namespace unetback::daemon::detail

@@ -1,0 +1,103 @@
+#include "control_commands.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "unetback/service/logging.hpp"
+
+namespace unetback::daemon {
+
+namespace {
+
+using nlohmann::json;
+
+std::string vif_name(const json& v) {
+  return fmt::format("vif{}.{}", v.value("domid", 0), v.value("devid", 0U));
+}
+
+// supervisor::describe() gives each queue as one flat object holding its
+// counters plus "queue" and "ring"; unetbackctl wants {queue, counters}.
+json queue_stats(const json& q) {
+  json counters = json::object();
+  for (const auto& [key, value] : q.items()) {
+    if (value.is_number_unsigned()) {
+      counters[key] = value;
+    }
+  }
+  counters.erase("queue");
+  return {{"queue", q.value("queue", 0U)}, {"counters", std::move(counters)}};
+}
+
+json vifs_matching(const control::supervisor& sup, const json& request) {
+  const auto wanted = request.value("vif", std::string());
+  json out = json::array();
+  const json all = sup.describe();  // a named copy: iterating a temporary's member dangles
+  for (const auto& v : all.at("vifs")) {
+    if (wanted.empty() || wanted == vif_name(v)) {
+      out.push_back(v);
+    }
+  }
+  if (!wanted.empty() && out.empty()) {
+    throw std::invalid_argument(fmt::format("no vif named '{}'", wanted));
+  }
+  return out;
+}
+
+json list(const control::supervisor& sup, const json& request) {
+  json out = json::array();
+  for (const auto& v : vifs_matching(sup, request)) {
+    out.push_back({{"name", vif_name(v)},
+                   {"domid", v.value("domid", 0)},
+                   {"devid", v.value("devid", 0U)},
+                   {"state", v.value("state", "")},
+                   {"tap", v.value("tap", "")},
+                   {"failed", v.value("failed", false)},
+                   {"queues", v.value("queues", json::array()).size()}});
+  }
+  return out;
+}
+
+json stats(const control::supervisor& sup, const json& request) {
+  json out = json::array();
+  for (const auto& v : vifs_matching(sup, request)) {
+    json queues = json::array();
+    for (const auto& q : v.value("queues", json::array())) {
+      queues.push_back(queue_stats(q));
+    }
+    out.push_back({{"name", vif_name(v)}, {"queues", std::move(queues)}});
+  }
+  return out;
+}
+
+json dump(const control::supervisor& sup, const json& request) {
+  if (!request.contains("vif")) {
+    throw std::invalid_argument("dump needs a vif");
+  }
+  const auto v = vifs_matching(sup, request).at(0);
+  json queues = json::array();
+  for (const auto& q : v.value("queues", json::array())) {
+    queues.push_back({{"queue", q.value("queue", 0U)}, {"dump", q.value("ring", "")}});
+  }
+  return {{"name", vif_name(v)}, {"queues", std::move(queues)}};
+}
+
+json log_level(const json& request) {
+  const auto level = service::parse_log_level(request.value("level", std::string()));
+  spdlog::set_level(level);
+  spdlog::info("log level set to {}", spdlog::level::to_string_view(level));
+  return json::object();
+}
+
+}  // namespace
+
+void register_control_commands(ctl::control_server& server, const control::supervisor& sup) {
+  server.add_command("list", [&sup](const json& r) { return list(sup, r); });
+  server.add_command("stats", [&sup](const json& r) { return stats(sup, r); });
+  server.add_command("dump", [&sup](const json& r) { return dump(sup, r); });
+  server.add_command("log-level", [](const json& r) { return log_level(r); });
+}
+
+}  // namespace unetback::daemon

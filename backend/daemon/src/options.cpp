@@ -1,0 +1,204 @@
+#include "unetback/daemon/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "config_file.hpp"
+
+namespace unetback::daemon {
+
+namespace detail {
+
+namespace {
+
+template <class T>
+void take(std::optional<T>& into, const std::optional<T>& from) {
+  if (from) {
+    into = from;
+  }
+}
+
+}  // namespace
+
+settings_layer merged(settings_layer base, const settings_layer& over) {
+  take(base.platform, over.platform);
+  take(base.sim_dir, over.sim_dir);
+  take(base.xenstore, over.xenstore);
+  take(base.control_socket, over.control_socket);
+  take(base.log_level, over.log_level);
+  take(base.log_target, over.log_target);
+  take(base.max_xdp_headroom, over.max_xdp_headroom);
+  take(base.vif.max_queues, over.vif.max_queues);
+  take(base.vif.wait_for_hotplug, over.vif.wait_for_hotplug);
+  take(base.vif.poll_us, over.vif.poll_us);
+  take(base.vif.tx_batch, over.vif.tx_batch);
+  take(base.vif.rx_batch, over.vif.rx_batch);
+  take(base.vif.rx_backlog_bytes, over.vif.rx_backlog_bytes);
+  take(base.vif.rx_stall_timeout_ms, over.vif.rx_stall_timeout_ms);
+  for (const auto& [key, o] : over.per_vif) {
+    base.per_vif[key] = o;
+  }
+  return base;
+}
+
+control::vif_options applied(control::vif_options v, const vif_overrides& o) {
+  v.max_queues = static_cast<unsigned>(o.max_queues.value_or(v.max_queues));
+  v.wait_for_hotplug = o.wait_for_hotplug.value_or(v.wait_for_hotplug);
+  v.tuning.poll_us = static_cast<std::uint32_t>(o.poll_us.value_or(v.tuning.poll_us));
+  v.tuning.tx_batch = static_cast<std::uint32_t>(o.tx_batch.value_or(v.tuning.tx_batch));
+  v.tuning.rx_batch = static_cast<std::uint32_t>(o.rx_batch.value_or(v.tuning.rx_batch));
+  v.tuning.rx_backlog_bytes = static_cast<std::size_t>(
+      o.rx_backlog_bytes.value_or(static_cast<long long>(v.tuning.rx_backlog_bytes)));
+  v.tuning.rx_stall_timeout =
+      std::chrono::milliseconds(o.rx_stall_timeout_ms.value_or(v.tuning.rx_stall_timeout.count()));
+  return v;
+}
+
+daemon_options resolve(const settings_layer& layer) {
+  daemon_options opts;
+  opts.platform = layer.platform.value_or(opts.platform);
+  opts.sim_dir = layer.sim_dir.value_or(opts.sim_dir);
+  opts.xenstore = layer.xenstore;
+  opts.control_socket = layer.control_socket.value_or(opts.control_socket);
+  opts.log_level = layer.log_level.value_or(opts.log_level);
+  opts.log_target = layer.log_target.value_or(opts.log_target);
+  control::vif_options defaults;
+  defaults.max_queues = default_max_queues();
+  defaults.max_xdp_headroom =
+      static_cast<std::uint32_t>(layer.max_xdp_headroom.value_or(defaults.max_xdp_headroom));
+  opts.supervisor.defaults = applied(defaults, layer.vif);
+  for (const auto& [key, o] : layer.per_vif) {
+    opts.supervisor.per_vif[key] = applied(opts.supervisor.defaults, o);
+  }
+  return opts;
+}
+
+}  // namespace detail
+
+unsigned default_max_queues() {
+  return std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
+}
+
+namespace {
+
+// Values as the command line gave them (empty optionals: not given).
+struct cli_values {
+  std::string config;
+  std::string platform, sim_dir, xenstore, control_socket, log_level, log_target;
+  long long max_queues = 0, poll_us = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
+  bool wait_for_hotplug = true;
+  bool no_wait = false;
+};
+
+std::string range_text(detail::range r) {
+  return std::to_string(r.lo) + ".." + std::to_string(r.hi);
+}
+
+void define(CLI::App& app, cli_values& v) {
+  using detail::range;
+  const auto in = [](range r) { return CLI::Range(r.lo, r.hi); };
+  app.add_option("--config", v.config,
+                 std::string("configuration file (default ") + default_config_path + ")");
+  app.add_option("--platform", v.platform, "xen | sim")->check(CLI::IsMember({"xen", "sim"}));
+  app.add_option("--sim-dir", v.sim_dir, "simulated guests' directory (--platform sim)");
+  app.add_option("--xenstore", v.xenstore, "xenstored socket (sets XENSTORED_PATH)");
+  app.add_option("--control-socket", v.control_socket,
+                 "unetbackctl's socket (/run/unetbackd.sock)");
+  app.add_option("--log-level", v.log_level, "trace, debug, info, warning, error, critical, off");
+  app.add_option("--log-target", v.log_target, "auto, journal, stderr");
+  app.add_option("--max-queues", v.max_queues,
+                 "multi-queue-max-queues, " + range_text(detail::max_queues_range))
+      ->check(in(detail::max_queues_range));
+  app.add_option("--poll-us", v.poll_us,
+                 "busy-poll microseconds, " + range_text(detail::poll_us_range))
+      ->check(in(detail::poll_us_range));
+  app.add_option("--tx-batch", v.tx_batch,
+                 "TX requests per sweep, " + range_text(detail::batch_range))
+      ->check(in(detail::batch_range));
+  app.add_option("--rx-batch", v.rx_batch,
+                 "RX packets per sweep, " + range_text(detail::batch_range))
+      ->check(in(detail::batch_range));
+  app.add_option("--rx-backlog-bytes", v.rx_backlog,
+                 "RX backlog cap, " + range_text(detail::backlog_range))
+      ->check(in(detail::backlog_range));
+  auto* wait = app.add_option("--wait-for-hotplug", v.wait_for_hotplug,
+                              "publish Connected only after hotplug-status=connected (true|false)");
+  app.add_flag("--no-wait-hotplug,--no-wait-for-hotplug", v.no_wait,
+               "do not wait for the hotplug script; bridge the TAP ourselves")
+      ->excludes(wait);
+}
+
+template <class T>
+std::optional<T> given(const CLI::App& app, const char* name, const T& value) {
+  return app.count(name) > 0 ? std::optional<T>(value) : std::nullopt;
+}
+
+detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
+  detail::settings_layer s;
+  s.platform = given(app, "--platform", v.platform);
+  s.sim_dir = given(app, "--sim-dir", v.sim_dir);
+  s.xenstore = given(app, "--xenstore", v.xenstore);
+  s.control_socket = given(app, "--control-socket", v.control_socket);
+  try {
+    if (app.count("--log-level") > 0) {
+      s.log_level = service::parse_log_level(v.log_level);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--log-level: ") + e.what());
+  }
+  try {
+    if (app.count("--log-target") > 0) {
+      s.log_target = service::parse_log_target(v.log_target);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--log-target: ") + e.what());
+  }
+  s.vif.max_queues = given(app, "--max-queues", v.max_queues);
+  s.vif.poll_us = given(app, "--poll-us", v.poll_us);
+  s.vif.tx_batch = given(app, "--tx-batch", v.tx_batch);
+  s.vif.rx_batch = given(app, "--rx-batch", v.rx_batch);
+  s.vif.rx_backlog_bytes = given(app, "--rx-backlog-bytes", v.rx_backlog);
+  s.vif.wait_for_hotplug = given(app, "--wait-for-hotplug", v.wait_for_hotplug);
+  if (v.no_wait) {
+    s.vif.wait_for_hotplug = false;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::variant<daemon_options, early_exit> parse_command_line(const std::vector<std::string>& args) {
+  CLI::App app{"unetbackd: userspace Xen network backend for xl's vif devices", "unetbackd"};
+  app.set_version_flag("--version", std::string("unetbackd ") + UNETBACK_VERSION);
+  cli_values v;
+  define(app, v);
+  std::vector<std::string> argv_storage{"unetbackd"};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const auto& a : argv_storage) {
+    argv.push_back(a.c_str());
+  }
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    return early_exit{exit_ok, app.help()};
+  } catch (const CLI::CallForVersion&) {
+    return early_exit{exit_ok, app.version()};
+  } catch (const CLI::ParseError& e) {
+    return early_exit{exit_usage, std::string("unetbackd: ") + e.what() +
+                                      "\nRun with --help for more information."};
+  }
+  try {
+    const detail::settings_layer cli = layer_of(app, v);
+    const bool explicit_file = app.count("--config") > 0;
+    const detail::settings_layer file =
+        detail::read_config_file(explicit_file ? v.config : default_config_path, !explicit_file);
+    return detail::resolve(detail::merged(file, cli));
+  } catch (const std::invalid_argument& e) {
+    return early_exit{exit_usage, std::string("unetbackd: ") + e.what()};
+  }
+}
+
+}  // namespace unetback::daemon

@@ -1,0 +1,113 @@
+// unetbackd's life: logging, the kernel-netback check, XenStore and the
+// platform, dropping capabilities before any thread exists, then the
+// supervisor on the io_context until a signal walks every vif to Closed.
+
+#include "run.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <linux/capability.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <array>
+#include <csignal>
+#include <stdexcept>
+
+#include "control_commands.hpp"
+#include "unetback/control/datapath_queue_factory.hpp"
+#include "unetback/control/supervisor.hpp"
+#include "unetback/ctl/control_server.hpp"
+#include "unetback/platform/factory.hpp"
+#include "unetback/service/netback_conflict.hpp"
+#include "unetback/service/notify.hpp"
+#include "unetback/service/privileges.hpp"
+#include "unetback/service/watchdog.hpp"
+#include "unetback/xs/client.hpp"
+
+namespace unetback::daemon {
+
+namespace {
+
+// Everything built before the event loop; no thread is started here.
+struct daemon_parts {
+  xs::client xs;
+  std::unique_ptr<platform::platform> platform;
+  std::unique_ptr<control::queue_factory> queues;
+  std::unique_ptr<control::tap_factory> taps;
+};
+
+daemon_parts setup(const daemon_options& o) {
+  // XENSTORED_PATH is set here, while the process is still single-threaded.
+  xs::client xs = o.xenstore ? xs::client::open(*o.xenstore) : xs::client();
+  const domid self = xs.own_domid();
+  platform::platform_options po;
+  po.sim_dir = o.sim_dir;
+  po.self = self;
+  auto plat = platform::make_platform(o.platform, po);
+  auto queues = control::make_datapath_queue_factory(*plat);
+  return daemon_parts{std::move(xs), std::move(plat), std::move(queues),
+                      control::make_kernel_tap_factory()};
+}
+
+int serve(const daemon_options& o, daemon_parts& parts) {
+  boost::asio::io_context io;
+  control::supervisor sup(io.get_executor(), parts.xs, *parts.queues, *parts.taps, o.supervisor);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  ctl::control_server control(io, o.control_socket);
+  register_control_commands(control, sup);
+  // The sim platform opens each guest's memory through /proc/<pid>/fd of a
+  // netfront-sim that runs with full capabilities, which the kernel's ptrace
+  // access check only allows with CAP_SYS_PTRACE (docs/sim-platform.md).
+  static constexpr std::array<int, 2> sim_capabilities{CAP_NET_ADMIN, CAP_SYS_PTRACE};
+  const auto kept =
+      o.platform == "sim" ? service::drop_privileges(sim_capabilities) : service::drop_privileges();
+  spdlog::info("capabilities after setup: {}", kept);
+  sup.start();  // the first XenStore watch starts libxenstore's reader thread
+  service::notify_ready(fmt::format("serving {} vifs", sup.vif_count()));
+  service::watchdog wd(io);
+  wd.start();
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) {
+      return;
+    }
+    spdlog::info("signal {}: closing {} vifs", sig, sup.vif_count());
+    service::notify_stopping(fmt::format("closing {} vifs", sup.vif_count()));
+    wd.stop();
+    sup.shutdown();
+    io.stop();
+  });
+  io.run();
+  return exit_ok;
+}
+
+}  // namespace
+
+int run(const daemon_options& o) {
+  service::configure_logging(o.log_target, o.log_level);
+  if (o.platform == "xen") {
+    if (const auto conflict = service::kernel_netback_conflict()) {
+      spdlog::critical("{}", *conflict);
+      return exit_netback_active;
+    }
+  }
+  std::optional<daemon_parts> parts;
+  try {
+    parts.emplace(setup(o));
+  } catch (const std::invalid_argument& e) {
+    spdlog::critical("platform {}: {}", o.platform, e.what());
+    return exit_usage;
+  } catch (const std::exception& e) {
+    spdlog::critical("setup: {}", e.what());
+    return exit_failure;
+  }
+  try {
+    return serve(o, *parts);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return exit_failure;
+  }
+}
+
+}  // namespace unetback::daemon

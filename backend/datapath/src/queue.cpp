@@ -1,0 +1,190 @@
+#include "unetback/datapath/queue.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include "ring_dump.hpp"
+#include "thread_util.hpp"
+#include "unetback/datapath/vif_shared_state.hpp"
+#include "worker.hpp"
+
+namespace unetback::datapath {
+
+struct queue::impl {
+  impl(platform::platform& p, queue_config c, std::unique_ptr<platform::frame_port> t,
+       std::shared_ptr<vif_shared_state> s, fault_handler f)
+      : config(std::move(c)),
+        tap(std::move(t)),
+        shared(s ? std::move(s) : std::make_shared<vif_shared_state>(1)),
+        on_fault(std::move(f)),
+        grants(p.open_grant_table()),
+        channel(p.open_event_channel()) {}
+
+  void map_and_bind();
+  void release();
+  void thread_main();
+  void report_fault(const std::string& reason);
+
+  queue_config config;
+  std::unique_ptr<platform::frame_port> tap;
+  std::shared_ptr<vif_shared_state> shared;
+  fault_handler on_fault;
+  std::unique_ptr<platform::grant_table> grants;
+  std::unique_ptr<platform::event_channel> channel;
+  std::optional<mapped_ring<rings::tx_back_ring>> tx;
+  std::optional<mapped_ring<rings::rx_back_ring>> rx;
+  std::optional<evtchn_port> tx_port;
+  std::optional<evtchn_port> rx_port;
+  queue_counters counters;
+  published_indices published;
+  std::unique_ptr<worker> work;
+  int stop_fd = -1;
+  std::atomic<bool> stopping{false};
+  std::thread thread;
+};
+
+void queue::impl::map_and_bind() {
+  tx.emplace(map_back_ring<rings::tx_back_ring>(*grants, config.frontend, config.tx_ring_ref,
+                                                "tx-ring-ref"));
+  rx.emplace(map_back_ring<rings::rx_back_ring>(*grants, config.frontend, config.rx_ring_ref,
+                                                "rx-ring-ref"));
+  std::error_code ec;
+  tx_port = channel->bind_interdomain(config.frontend, config.tx_port, ec);
+  if (ec) {
+    tx_port.reset();
+    throw std::system_error(ec, "bind event channel " + std::to_string(config.tx_port.value()));
+  }
+  if (!config.split_event_channels) {
+    rx_port = tx_port;
+    return;
+  }
+  rx_port = channel->bind_interdomain(config.frontend, config.rx_port, ec);
+  if (ec) {
+    rx_port.reset();
+    throw std::system_error(ec, "bind event channel " + std::to_string(config.rx_port.value()));
+  }
+}
+
+void queue::impl::release() {
+  if (rx_port && rx_port != tx_port) {
+    channel->unbind(*rx_port);
+  }
+  if (tx_port) {
+    channel->unbind(*tx_port);
+  }
+  tx_port.reset();
+  rx_port.reset();
+  tx.reset();  // unmaps
+  rx.reset();
+  if (stop_fd >= 0) {
+    ::close(stop_fd);
+    stop_fd = -1;
+  }
+}
+
+void queue::impl::report_fault(const std::string& reason) {
+  bump(counters.faults);
+  spdlog::error("{}: frontend fault, queue stopped: {}", config.name, reason);
+  if (on_fault) {
+    try {
+      on_fault(config.index, reason);
+    } catch (const std::exception& e) {
+      spdlog::error("{}: fault handler threw: {}", config.name, e.what());
+    }
+  }
+}
+
+// The thread boundary: an exception escaping the loop becomes a fault, never
+// a crash of the daemon.
+void queue::impl::thread_main() {
+  set_thread_name(config.name);
+  std::string reason;
+  try {
+    if (const char* fault = work->run()) {
+      reason = fault;
+    }
+  } catch (const std::exception& e) {
+    reason = std::string("worker exception: ") + e.what();
+  } catch (...) {
+    reason = "worker exception";
+  }
+  if (!reason.empty()) {
+    report_fault(reason);
+  }
+}
+
+queue::queue(platform::platform& platform, queue_config config,
+             std::unique_ptr<platform::frame_port> tap, std::shared_ptr<vif_shared_state> shared,
+             fault_handler on_fault)
+    : impl_(std::make_unique<impl>(platform, std::move(config), std::move(tap), std::move(shared),
+                                   std::move(on_fault))) {}
+
+queue::~queue() {
+  stop();
+}
+
+void queue::start() {
+  impl& q = *impl_;
+  if (q.thread.joinable()) {
+    return;
+  }
+  try {
+    q.map_and_bind();
+    q.stop_fd = make_stop_fd();
+    q.stopping.store(false);
+    if (q.config.features.multicast_control) {
+      q.shared->set_multicast_filtering(true);
+    }
+    const queue_context ctx{q.config, q.counters, *q.shared, *q.grants, *q.tap};
+    const worker_rings rings{q.tx->ring, q.rx->ring, *q.channel, *q.tx_port, *q.rx_port};
+    q.work = std::make_unique<worker>(ctx, rings, q.stop_fd, q.stopping, q.published);
+    q.published.tx_req_cons = q.tx->ring.req_cons();
+    q.published.tx_rsp_prod_pvt = q.tx->ring.rsp_prod_pvt();
+    q.published.rx_req_cons = q.rx->ring.req_cons();
+    q.published.rx_rsp_prod_pvt = q.rx->ring.rsp_prod_pvt();
+    q.thread = std::thread([&q] { q.thread_main(); });
+  } catch (...) {
+    q.work.reset();
+    q.release();
+    throw;
+  }
+}
+
+void queue::stop() {
+  impl& q = *impl_;
+  if (q.thread.joinable()) {
+    q.stopping.store(true, std::memory_order_release);
+    signal_stop_fd(q.stop_fd);
+    q.thread.join();
+  }
+  q.work.reset();
+  q.release();
+}
+
+queue_counters_snapshot queue::counters() const {
+  return snapshot(impl_->counters);
+}
+
+std::string queue::ring_dump() const {
+  const impl& q = *impl_;
+  std::string out =
+      "Queue " + std::to_string(q.config.index.value()) + " (" + q.config.name + ")\n";
+  if (!q.tx || !q.rx) {
+    return out + "not connected\n";
+  }
+  out += format_ring("TX", rings::tx_back_ring::size, q.tx->ring.header_snapshot(),
+                     q.published.tx_req_cons.load(), q.published.tx_rsp_prod_pvt.load());
+  out += format_ring("RX", rings::rx_back_ring::size, q.rx->ring.header_snapshot(),
+                     q.published.rx_req_cons.load(), q.published.rx_rsp_prod_pvt.load());
+  return out;
+}
+
+const queue_config& queue::config() const {
+  return impl_->config;
+}
+
+}  // namespace unetback::datapath

@@ -1,0 +1,337 @@
+#include "rx_path.hpp"
+
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <xen/grant_table.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "unetback/rings/toeplitz.hpp"
+#include "unetback/util/rate_limit.hpp"
+
+namespace unetback::datapath {
+namespace {
+
+constexpr std::uint32_t max_vnet_hdr = sizeof(rings::vnet_header);
+
+bool is_filterable_multicast(std::span<const std::byte> frame) {
+  if (frame.size() < 6 || (static_cast<std::uint8_t>(frame[0]) & 1U) == 0) {
+    return false;
+  }
+  // Broadcast is not PACKET_MULTICAST: never filtered (Linux xenvif_start_xmit).
+  return !std::all_of(frame.begin(), frame.begin() + 6,
+                      [](std::byte b) { return b == std::byte{0xFF}; });
+}
+
+bool fd_readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
+}  // namespace
+
+rx_path::rx_path(queue_context ctx, rings::rx_back_ring& ring)
+    : ctx_(ctx),
+      ring_(ring),
+      features_(offload_features_of(ctx.config.features)),
+      batch_(std::clamp<std::uint32_t>(ctx.config.tuning.rx_batch, 1, rings::rx_back_ring::size)),
+      max_read_(
+          static_cast<std::uint32_t>(std::min<std::size_t>(ctx.tap.vnet_hdr_size(), max_vnet_hdr)) +
+          rings::rx_max_data_slots * rings::rx_slot_bytes + 1),
+      last_req_prod_(ring.req_cons()),
+      plans_(rings::rx_back_ring::size),
+      buf_(std::max<std::size_t>(ctx.config.tuning.rx_backlog_bytes, 2 * std::size_t{max_read_})) {
+  segs_.reserve(rings::rx_back_ring::size);
+  seg_plan_.reserve(rings::rx_back_ring::size);
+  seg_copy_.reserve(rings::rx_back_ring::size);
+  plan_len_.resize(rings::rx_back_ring::size);
+}
+
+rx_sweep_result rx_path::sweep(clock::time_point now) {
+  cur_ = rx_sweep_result{};
+  refresh_hash();
+  const std::uint32_t req_prod = ring_.load_req_prod();
+  cur_.new_requests = req_prod != last_req_prod_;
+  last_req_prod_ = req_prod;
+  plans_used_ = 0;
+  segs_.clear();
+  seg_plan_.clear();
+  seg_copy_.clear();
+  reads_ = 0;
+  const bool waiting = fill();
+  if (cur_.fault != nullptr) {
+    return cur_;
+  }
+  flush();
+  if (waiting) {
+    track_stall(now);
+  } else {
+    waiting_since_.reset();
+    stall_counted_ = false;
+  }
+  compact();
+  return cur_;
+}
+
+bool rx_path::fill() {
+  while (reads_ < batch_ || held_) {
+    const auto avail = ring_.unconsumed_requests();
+    if (!avail) {
+      cur_.fault = rings::to_string(avail.error());
+      return false;
+    }
+    slots_posted_ = avail.value() > 0;
+    if (!held_) {
+      if (avail.value() == 0) {
+        return true;  // no buffers posted: leave frames in the TAP (backpressure)
+      }
+      if (reads_ >= batch_ || buf_.size() - buf_used_ < max_read_) {
+        cur_.more = true;
+        return false;
+      }
+      if (!read_one()) {
+        return false;
+      }
+      continue;  // held now, or the frame was dropped
+    }
+    if (avail.value() < held_->need) {
+      return true;  // wait for enough slots for the head frame
+    }
+    place_held();
+  }
+  cur_.more = true;
+  return false;
+}
+
+void rx_path::refresh_hash() {
+  if (ctx_.shared.hash_generation() == hash_generation_) {
+    return;
+  }
+  const hash_snapshot snap = ctx_.shared.read_hash();
+  if (snap.generation != 0) {
+    hash_ = snap.config;
+    hash_generation_ = snap.generation;
+  }
+}
+
+bool rx_path::read_one() {
+  const std::uint32_t start = buf_used_;
+  const long n = ctx_.tap.read_frame(std::span(buf_).subspan(start, max_read_));
+  if (n == 0) {
+    return false;
+  }
+  ++reads_;
+  if (n < 0) {
+    bump(ctx_.counters.rx_tap_read_errors);
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: TAP read failed: errno {}", ctx_.config.name,
+                             -n);
+    return false;
+  }
+  accept_frame(start, static_cast<std::uint32_t>(n));
+  return true;
+}
+
+void rx_path::accept_frame(std::uint32_t start, std::uint32_t len) {
+  queue_counters& c = ctx_.counters;
+  const auto hdr_size =
+      static_cast<std::uint32_t>(std::min<std::size_t>(ctx_.tap.vnet_hdr_size(), max_vnet_hdr));
+  if (len < hdr_size) {
+    bump(c.rx_drops_bad_vnet_hdr);
+    return;
+  }
+  if (len >= max_read_) {
+    bump(c.rx_drops_too_big);  // possibly truncated: larger than any deliverable frame
+    return;
+  }
+  rings::vnet_header h{};
+  std::memcpy(static_cast<void*>(&h), buf_.data() + start, hdr_size);
+  const auto frame = std::span(buf_).subspan(start + hdr_size, len - hdr_size);
+  const auto offload = rings::vnet_to_guest_rx(h, frame, features_);
+  if (!offload) {
+    bump(c.rx_drops_bad_vnet_hdr);
+    return;
+  }
+  if (ctx_.shared.multicast_filtering() && is_filterable_multicast(frame)) {
+    mac_address dst{};
+    std::memcpy(dst.data(), frame.data(), dst.size());
+    if (!ctx_.shared.multicast_match(dst)) {
+      bump(c.rx_drops_multicast_filtered);
+      return;
+    }
+  }
+  held_frame held;
+  held.start = start;
+  held.data_off = start + hdr_size;
+  held.read_len = len;
+  held.desc.length = static_cast<std::uint32_t>(frame.size());
+  held.desc.offload = offload.value();
+  held.desc.hash = hash_for(frame);
+  const auto need = rings::rx_slots_needed(held.desc, features_);
+  if (!need) {
+    count_unfit(need.error());
+    return;
+  }
+  if (offload.value().checksum_completed) {
+    bump(c.rx_checksum_completed);
+  }
+  held.need = need.value();
+  held_ = held;
+  buf_used_ = start + len;
+}
+
+rings::rx_hash rx_path::hash_for(std::span<const std::byte> frame) const {
+  if (!hash_.hashing()) {
+    return {};
+  }
+  const auto in = rings::build_hash_input(frame, hash_.flags);
+  if (!in) {
+    return {};  // no enabled type applies: no hash (Linux clears it)
+  }
+  return rings::rx_hash{true, in->type, rings::toeplitz_hash(hash_.key, in->data())};
+}
+
+void rx_path::count_unfit(rings::rx_error e) {
+  queue_counters& c = ctx_.counters;
+  if (e == rings::rx_error::empty) {
+    bump(c.rx_drops_empty);
+  } else if (e == rings::rx_error::gso_not_negotiated) {
+    bump(c.rx_drops_gso_not_negotiated);
+  } else {
+    bump(c.rx_drops_too_big);
+  }
+}
+
+void rx_path::place_held() {
+  const held_frame h = *held_;
+  held_.reset();
+  const auto reqs = std::span(reqs_).first(h.need);
+  ring_.copy_requests(reqs);  // copied once; consumed only with a plan for them
+  auto plan = rings::build_rx(h.desc, features_, reqs);
+  if (!plan) {
+    count_unfit(plan.error());  // unreachable: rx_slots_needed accepted the same desc
+    return;
+  }
+  ring_.consume(h.need);
+  bump(ctx_.counters.rx_slots, h.need);
+  if (h.desc.hash.present) {
+    bump(ctx_.counters.rx_hash_extras);
+  }
+  const std::uint32_t index = plans_used_++;
+  plans_[index] = plan.value();
+  plan_len_[index] = h.desc.length;
+  const rings::rx_plan& p = plans_[index];
+  for (std::uint32_t i = 0; i < p.copy_count; ++i) {
+    const rings::rx_copy& cp = p.copies[i];
+    platform::grant_copy_segment seg{};
+    seg.source.virt = buf_.data() + h.data_off + cp.src_offset;
+    seg.dest.foreign.ref = cp.gref.value();
+    seg.dest.foreign.offset = 0;
+    seg.dest.foreign.domid = ctx_.config.frontend.value();
+    seg.len = cp.len;
+    seg.flags = GNTCOPY_dest_gref;
+    segs_.push_back(seg);
+    seg_plan_.push_back(index);
+    seg_copy_.push_back(i);
+  }
+}
+
+void rx_path::flush() {
+  queue_counters& c = ctx_.counters;
+  if (!segs_.empty()) {
+    bump(c.grant_copy_calls);
+    bump(c.grant_copy_segments, segs_.size());
+    (void)ctx_.grants.copy(segs_);
+    for (std::size_t i = 0; i < segs_.size(); ++i) {
+      if (segs_[i].status != GNTST_okay) {
+        plans_[seg_plan_[i]].fail_copy(seg_copy_[i]);
+        bump(c.grant_copy_errors);
+        bump(c.rx_copy_errors);
+      }
+    }
+  }
+  for (std::uint32_t p = 0; p < plans_used_; ++p) {
+    for (std::uint32_t s = 0; s < plans_[p].slots; ++s) {
+      ring_.write_response(plans_[p].responses[s]);  // in the request's own slot
+    }
+    bump(c.rx_packets);
+    bump(c.rx_bytes, plan_len_[p]);
+  }
+  cur_.delivered = plans_used_;
+  if (plans_used_ > 0) {
+    cur_.notify = ring_.push_responses_and_check_notify();
+  }
+}
+
+void rx_path::track_stall(clock::time_point now) {
+  if (!waiting_since_) {
+    waiting_since_ = now;
+    return;
+  }
+  if (now - *waiting_since_ < ctx_.config.tuning.rx_stall_timeout) {
+    return;
+  }
+  // The guest left us without usable buffers for rx_stall_timeout while
+  // frames wait (XSA-392): count the stall once per episode, drop the head
+  // frame (it may never fit), and restart the timer.
+  const bool frames_waiting = held_.has_value() || fd_readable(ctx_.tap.fd());
+  if (frames_waiting && !stall_counted_) {
+    bump(ctx_.counters.rx_stalls);
+    stall_counted_ = true;
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: guest RX stalled (no usable buffers)",
+                             ctx_.config.name);
+  }
+  if (held_) {
+    bump(ctx_.counters.rx_drops_no_slots);
+    held_.reset();
+  }
+  waiting_since_ = now;
+}
+
+void rx_path::compact() {
+  if (!held_) {
+    buf_used_ = 0;
+    return;
+  }
+  if (held_->start != 0) {
+    std::memmove(buf_.data(), buf_.data() + held_->start, held_->read_len);
+    held_->data_off -= held_->start;
+    held_->start = 0;
+  }
+  buf_used_ = held_->read_len;
+}
+
+std::optional<clock::time_point> rx_path::stall_deadline() const {
+  if (!waiting_since_) {
+    return std::nullopt;
+  }
+  return *waiting_since_ + ctx_.config.tuning.rx_stall_timeout;
+}
+
+bool rx_path::final_check() {
+  const std::uint32_t req_prod = ring_.load_req_prod();
+  const auto avail = ring_.unconsumed_requests(req_prod);
+  if (!avail) {
+    return true;  // the next sweep reports the overflow
+  }
+  if (held_) {
+    if (avail.value() >= held_->need) {
+      return true;
+    }
+    ring_.set_req_event(req_prod + 1);  // Linux: wake me on the next posted buffer
+    const auto again = ring_.unconsumed_requests();
+    return !again || again.value() >= held_->need;
+  }
+  if (avail.value() > 0) {
+    slots_posted_ = true;  // the TAP fd decides when there is work
+    return false;
+  }
+  const auto pending = ring_.final_check_for_requests();  // req_event = req_cons + 1
+  if (!pending) {
+    return true;
+  }
+  slots_posted_ = pending.value() > 0;
+  return false;
+}
+
+}  // namespace unetback::datapath

@@ -1,0 +1,106 @@
+#pragma once
+// Guest RX (TAP -> frontend) for one queue. The TAP is read only while the
+// guest has RX requests posted, so the kernel's bounded TAP queue is the
+// backlog (XSA-392); at most one frame is held in private memory waiting for
+// slots. A sweep, bounded by rx_batch frames and by its private buffer:
+//   1. reads a frame + vnet header, interprets the header for this frontend
+//      (rings::vnet_to_guest_rx), applies the multicast filter, attaches a
+//      HASH extra when the control ring enabled hashing;
+//   2. computes the slots it needs (rings::rx_slots_needed); if fewer are
+//      posted, holds it and waits (req_event = req_prod + 1), counting a
+//      stall after rx_stall_timeout and then dropping the held frame;
+//   3. copies the needed requests out of the ring once, builds the copy plan
+//      and responses (rings::build_rx), and batches the grant copies;
+//   4. issues ONE grant-copy call, turns failed segments into
+//      NETIF_RSP_ERROR slots, writes every response in place, pushes.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "queue_context.hpp"
+#include "unetback/rings/ctrl_ring.hpp"
+#include "unetback/rings/netif.hpp"
+#include "unetback/rings/rx_builder.hpp"
+
+namespace unetback::datapath {
+
+/// What one RX sweep did.
+struct rx_sweep_result {
+  std::uint32_t delivered = 0;  ///< packets written to the ring
+  bool new_requests = false;    ///< req_prod moved since the previous sweep
+  bool more = false;            ///< stopped at a bound: sweep again
+  bool notify = false;          ///< the frontend asked to be notified
+  const char* fault = nullptr;  ///< hostile frontend: stop touching the rings
+};
+
+class rx_path {
+ public:
+  rx_path(queue_context ctx, rings::rx_back_ring& ring);
+
+  /// One bounded sweep.
+  [[nodiscard]] rx_sweep_result sweep(clock::time_point now);
+  /// Before sleeping: arms req_event for the slots we wait for. True if the
+  /// wait is already over (or the ring needs a sweep to report a fault).
+  [[nodiscard]] bool final_check();
+  /// Whether the worker should poll the TAP fd: slots are posted and no frame
+  /// is held.
+  [[nodiscard]] bool wants_tap() const { return !held_ && slots_posted_; }
+  /// Waiting for the guest to post buffers.
+  [[nodiscard]] bool waiting_for_slots() const { return waiting_since_.has_value(); }
+  /// When the stall timer fires, if waiting.
+  [[nodiscard]] std::optional<clock::time_point> stall_deadline() const;
+
+ private:
+  /// The frame held in buf_ while it waits for slots.
+  struct held_frame {
+    std::uint32_t start = 0;     ///< vnet header offset in buf_
+    std::uint32_t data_off = 0;  ///< frame offset in buf_
+    std::uint32_t read_len = 0;  ///< header + frame bytes
+    rings::rx_packet_desc desc;
+    std::uint32_t need = 0;  ///< slots
+  };
+
+  /// Reads and places frames until a bound; true when it stopped to wait
+  /// for the guest's buffers.
+  [[nodiscard]] bool fill();
+  void refresh_hash();
+  /// Reads and classifies one frame; false when the TAP has nothing (or failed).
+  [[nodiscard]] bool read_one();
+  /// Classifies a frame read at buf_[start, start + len): held, or dropped.
+  void accept_frame(std::uint32_t start, std::uint32_t len);
+  /// The HASH extra for `frame` when the control ring enabled hashing.
+  [[nodiscard]] rings::rx_hash hash_for(std::span<const std::byte> frame) const;
+  void count_unfit(rings::rx_error e);
+  void place_held();
+  void flush();
+  void track_stall(clock::time_point now);
+  void compact();
+
+  queue_context ctx_;
+  rings::rx_back_ring& ring_;
+  rings::offload_features features_;
+  std::uint32_t batch_;
+  std::uint32_t max_read_;  ///< vnet header + largest deliverable frame + 1 (truncation check)
+  std::uint32_t last_req_prod_ = 0;
+  bool slots_posted_ = false;
+  std::optional<held_frame> held_;
+  std::optional<clock::time_point> waiting_since_;
+  bool stall_counted_ = false;
+  rings::hash_config hash_;
+  std::uint64_t hash_generation_ = 0;
+  rx_sweep_result cur_;
+  std::array<rings::rx_request, rings::rx_back_ring::size> reqs_{};
+  std::vector<rings::rx_plan> plans_;    // capacity: ring size
+  std::vector<std::uint32_t> plan_len_;  // frame length of each plan
+  std::uint32_t plans_used_ = 0;
+  std::uint32_t reads_ = 0;                         // frames read this sweep
+  std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
+  std::vector<std::uint32_t> seg_plan_;             // plan index of each segment
+  std::vector<std::uint32_t> seg_copy_;             // copy index within that plan
+  std::vector<std::byte> buf_;
+  std::uint32_t buf_used_ = 0;
+};
+
+}  // namespace unetback::datapath

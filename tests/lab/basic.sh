@@ -1,0 +1,44 @@
+#!/bin/bash
+# One PV guest with vif=['bridge=xenbr0'] served by unetbackd: Connected, stock vif-bridge, ping and iperf3 both ways.
+# knobs: lab.secs=N (iperf3 seconds, default 5)
+. /lab/lab-lib.sh
+SECS=${LAB_SECS:-5}
+setup_bridge
+unetbackd_start ${UNETBACKD_ARGS:-}
+mac=$(lab_mac 1 2); ip=$(lab_ip 1 2)
+# the vif spec is the plain one: the stock /etc/xen/scripts/vif-bridge is the hotplug script
+guest_create b1 2 256 "" "bridge=xenbr0,mac=$mac"
+id=$(domid_of b1); be=/local/domain/0/backend/vif/$id/0
+wait_vif "$id" 0 4 60 || fail "vif $id/0 not Connected: $(vif_states "$id" 0)"
+result "vif=vif$id.0 states=$(vif_states "$id" 0) hotplug_status=$(xenstore-read $be/hotplug-status) script=$(xenstore-read $be/script)"
+[ "$(xenstore-read $be/hotplug-status)" = connected ] || check_fail "hotplug-status is not connected"
+[ -e "/sys/class/net/vif$id.0/brport" ] && result "tap=vif$id.0 bridged=xenbr0" || check_fail "vif$id.0 is not a port of xenbr0"
+[ "$(netlist_state b1 0)" = 4 ] && result "xl_network_list_state=4" || check_fail "xl network-list: $(netlist_state b1 0)"
+netback_loaded && check_fail "xen-netback got loaded while unetbackd serves"
+wait_console b1 "LAB-DOMU-NET-UP .*mac=$mac" 30 || check_fail "guest did not configure $mac"
+wait_ping "$ip" 20 && ping_ok "$ip" 5 && result "ping dom0_to_guest=ok" || check_fail "ping dom0 -> guest"
+guest_cmd b1 "ping -c 3 -W 3 $DOM0_IP" >/dev/null && result "ping guest_to_dom0=ok" || check_fail "ping guest -> dom0"
+for dir in to_guest from_guest; do
+  m=$(iperf_mbps "$ip" "$SECS" 1 $dir) && result "iperf dir=$dir mbps=$m" || check_fail "iperf3 $dir"
+  [ -n "$m" ] && [ "$m" -gt 0 ] || check_fail "iperf3 $dir moved nothing"
+done
+# guest -> dom0 with the guest as the iperf3 client
+iperf3 -s -1 -D --logfile /tmp/iperf3-server.log
+sleep 1
+out=$(guest_cmd b1 "iperf3 -c $DOM0_IP -t $SECS | tail -3" 120) && result "iperf guest_client=ok $(echo "$out" | awk '/receiver/ {print "mbps=" $7}')" || check_fail "iperf3 client in the guest"
+if unetbackd_ctl_ok; then
+  unetbackd_stats "vif$id.0" >/tmp/stats.json && result "unetbackctl_stats=ok" || check_fail "unetbackctl stats: $(head -3 /tmp/stats.json)"
+else
+  result "unetbackctl_stats=unavailable (no control socket)"
+fi
+t0=$(now_ms); xl destroy b1 || check_fail "xl destroy"
+result "xl_destroy_ms=$(($(now_ms) - t0))"
+xenstore-read "$be/state" >/dev/null 2>&1 && check_fail "backend dir left after destroy"
+[ -e "/sys/class/net/vif$id.0" ] && check_fail "tap vif$id.0 left after destroy"
+# the daemon's own account of the connection (logged per queue when the vif closes)
+sleep 1
+disconnect_counters "vif$id.0" >/tmp/counters.txt || check_fail "unetbackd's counters: a queue carried no traffic"
+sed "s/^/LAB-RESULT scenario=$SCENARIO daemon_counters vif=vif$id.0 /" /tmp/counters.txt
+unetbackd_alive || check_fail "unetbackd died"
+unetbackd_stop && result "unetbackd_exit=0" || check_fail "unetbackd exit status $UNETBACKD_RC"
+finish

@@ -1,0 +1,297 @@
+// A vif driven end to end through sim-xenstored: the toolstack writes what
+// libxl writes, the test plays netfront and the hotplug script, and the
+// supervisor runs with a fake TAP and a fake data path.
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <thread>
+
+#include "../xenstore/sim_fixture.hpp"
+#include "fakes.hpp"
+#include "toolstack.hpp"
+#include "unetback/control/supervisor.hpp"
+
+namespace unetback::control::testing {
+namespace {
+
+using xs::testing::run_until;
+
+class VifOnSimXenstore : public xs::testing::sim_xenstore_test {
+ protected:
+  void SetUp() override {
+    sim_xenstore_test::SetUp();
+    tool_.emplace(dom0());
+    daemon_.emplace(dom0());
+    guest_.emplace(guest(domid{1}));
+  }
+  void TearDown() override {
+    sup_.reset();
+    guest_.reset();
+    daemon_.reset();
+    tool_.reset();
+    sim_xenstore_test::TearDown();
+  }
+
+  void start(vif_options opts = {}) {
+    opts.max_queues = 4;
+    sup_.emplace(io_.get_executor(), *daemon_, queues_, taps_, supervisor_options{opts, {}});
+    sup_->start();
+  }
+  std::optional<std::string> be(const std::string& key) {
+    return tool_->read(vif_.backend_path() + "/" + key);
+  }
+  bool wait_state(const char* state) {
+    return run_until(io_, [&] { return be("state") == state; });
+  }
+  // Runs the io_context a little and checks the state did not move.
+  bool stays(const char* state) {
+    run_until(
+        io_, [] { return false; }, std::chrono::milliseconds(150));
+    return be("state") == state;
+  }
+  // Up to Connected: add, InitWait, frontend connects, hotplug, Connected.
+  void bring_up(unsigned queues = 2) {
+    libxl_add(*tool_, vif_);
+    ASSERT_TRUE(wait_state("2"));
+    netfront_connect(*guest_, vif_, queues);
+    ASSERT_TRUE(run_until(
+        io_, [&] { return !queues_.created.empty() && queues_.created.back()->started; }));
+    hotplug_connected(*tool_, vif_);
+    ASSERT_TRUE(wait_state("4"));
+  }
+
+  boost::asio::io_context io_;
+  std::optional<xs::client> tool_;
+  std::optional<xs::client> daemon_;
+  std::optional<xs::client> guest_;
+  fake_tap_factory taps_;
+  fake_queue_factory queues_;
+  std::optional<supervisor> sup_;
+  vif_spec vif_;
+};
+
+TEST_F(VifOnSimXenstore, TapExistsBeforeInitWaitAndFeaturesAreAdvertised) {
+  std::optional<std::string> state_at_tap_creation;
+  taps_.on_create = [&](const tap_request&) { state_at_tap_creation = be("state"); };
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  ASSERT_EQ(taps_.created.size(), 1U);
+  EXPECT_EQ(state_at_tap_creation, "1");
+  EXPECT_EQ(taps_.created[0]->name, "vif1.0");
+  EXPECT_EQ(taps_.created[0]->mtu, 1500U);
+  EXPECT_EQ(be("feature-rx-copy"), "1");
+  EXPECT_EQ(be("feature-rx-flip"), "0");
+  EXPECT_EQ(be("feature-split-event-channels"), "1");
+  EXPECT_EQ(be("feature-ctrl-ring"), "1");
+  EXPECT_EQ(be("multi-queue-max-queues"), "4");
+  EXPECT_EQ(sup_->self(), domid{0});
+  // The guest may read what we advertise (inherited from the backend dir).
+  EXPECT_EQ(guest_->read(vif_.backend_path() + "/feature-sg"), "1");
+}
+
+TEST_F(VifOnSimXenstore, ConnectedWaitsForHotplugStatus) {
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 2);
+  ASSERT_TRUE(
+      run_until(io_, [&] { return !queues_.created.empty() && queues_.created[0]->started; }));
+  const auto& q = *queues_.created[0];
+  ASSERT_EQ(q.configs.size(), 2U);
+  EXPECT_EQ(q.taps, 2U);
+  EXPECT_EQ(q.configs[1].tx_ring_ref, grant_ref{1034});
+  EXPECT_EQ(q.configs[1].rx_port, evtchn_port{18});
+  EXPECT_TRUE(taps_.created[0]->carrier);
+  EXPECT_TRUE(stays("2"));  // Connected pending
+  hotplug_connected(*tool_, vif_);
+  EXPECT_TRUE(wait_state("4"));
+}
+
+TEST_F(VifOnSimXenstore, UnplugGoesClosedThenTheDeviceIsDestroyed) {
+  start();
+  bring_up();
+  libxl_remove(*tool_, vif_, /*destroy=*/false);
+  ASSERT_TRUE(run_until(io_, [&] { return queues_.created[0]->stopped.load(); }));
+  EXPECT_TRUE(stays("5"));  // the frontend is still Connected
+  netfront_state(*guest_, vif_, 5);
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  ASSERT_TRUE(run_until(io_, [&] { return taps_.created[0]->removed; }));
+  EXPECT_EQ(be("hotplug-status"), std::nullopt);  // removed only now
+  EXPECT_EQ(sup_->vif_count(), 0U);
+  libxl_delete(*tool_, vif_);
+  run_until(
+      io_, [] { return false; }, std::chrono::milliseconds(100));
+  EXPECT_EQ(sup_->vif_count(), 0U);
+}
+
+TEST_F(VifOnSimXenstore, DomainDestroyClosesWithoutTheFrontend) {
+  start();
+  bring_up();
+  const auto t0 = std::chrono::steady_clock::now();
+  libxl_remove(*tool_, vif_, /*destroy=*/true);  // frontend dir gone too
+  ASSERT_TRUE(wait_state("6"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(queues_.created[0]->stopped);
+  EXPECT_TRUE(run_until(io_, [&] { return taps_.created[0]->removed; }));
+}
+
+TEST_F(VifOnSimXenstore, ReconnectAfterClosedKeepsHotplugStatus) {
+  start();
+  bring_up();
+  netfront_state(*guest_, vif_, 5);
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  EXPECT_TRUE(queues_.created[0]->stopped);
+  EXPECT_EQ(be("hotplug-status"), "connected");
+  EXPECT_FALSE(taps_.created[0]->removed);
+  EXPECT_EQ(sup_->vif_count(), 1U);
+  netfront_state(*guest_, vif_, 1);  // the driver re-initialises
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("4"));  // straight to Connected: hotplug already done
+  ASSERT_EQ(queues_.created.size(), 2U);
+  EXPECT_TRUE(queues_.created[1]->started);
+  EXPECT_EQ(queues_.created[1]->configs.size(), 1U);
+  EXPECT_EQ(taps_.created.size(), 1U);  // same TAP
+}
+
+TEST_F(VifOnSimXenstore, BadFrontendKeysWriteAnErrorNodeAndCloseThisVifOnly) {
+  start();
+  libxl_add(*tool_, vif_);
+  vif_spec other = vif_;
+  other.devid = 1;
+  libxl_add(*tool_, other);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1, "999");  // a hostile netfront asks for 999 queues
+  ASSERT_TRUE(wait_state("5"));
+  const auto err = tool_->read("/local/domain/0/error/backend/vif/1/0/error");
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("multi-queue-num-queues"), std::string::npos) << *err;
+  EXPECT_EQ(tool_->read(other.backend_path() + "/state"), "2");  // unaffected
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  EXPECT_TRUE(stays("6"));  // no re-arm until the frontend re-initialises
+}
+
+TEST_F(VifOnSimXenstore, DataPathStartFailureClosesTheVif) {
+  queues_.fail_start = true;
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("5"));
+  EXPECT_TRUE(tool_->read("/local/domain/0/error/backend/vif/1/0/error").has_value());
+}
+
+TEST_F(VifOnSimXenstore, QueueFaultFromAWorkerDisablesTheVif) {
+  start();
+  bring_up();
+  auto q = queues_.created[0];
+  std::thread worker([&] { q->on_fault(queue_index{1}, "req_prod overflow"); });
+  worker.join();
+  ASSERT_TRUE(wait_state("5"));
+  EXPECT_TRUE(q->stopped);
+  EXPECT_FALSE(taps_.created[0]->carrier);
+  const auto err = tool_->read("/local/domain/0/error/backend/vif/1/0/error");
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("queue 1: req_prod overflow"), std::string::npos);
+}
+
+TEST_F(VifOnSimXenstore, TapCreationFailureNeverReachesInitWait) {
+  taps_.fail = true;
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(run_until(io_, [&] { return be("state") == "6" || be("state") == "5"; }));
+  EXPECT_TRUE(tool_->read("/local/domain/0/error/backend/vif/1/0/error").has_value());
+}
+
+TEST_F(VifOnSimXenstore, WithoutHotplugTheDaemonBridgesAndConnects) {
+  vif_options opts;
+  opts.wait_for_hotplug = false;
+  start(opts);
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("4"));
+  EXPECT_EQ(taps_.created[0]->bridges, std::vector<std::string>{"xenbr0"});
+}
+
+TEST_F(VifOnSimXenstore, OnlyNewOnlineDevicesAreTakenAfterStartup) {
+  start();
+  run_until(
+      io_, [] { return false; }, std::chrono::milliseconds(50));
+  libxl_add(*tool_, vif_);
+  tool_->write(vif_.backend_path() + "/online", "0");
+  EXPECT_TRUE(stays("1"));
+  EXPECT_EQ(sup_->vif_count(), 0U);
+}
+
+TEST_F(VifOnSimXenstore, ShutdownWalksEveryVifToClosed) {
+  start();
+  bring_up();
+  sup_->shutdown();
+  EXPECT_EQ(be("state"), "6");
+  EXPECT_TRUE(queues_.created[0]->stopped);
+  EXPECT_FALSE(taps_.created[0]->removed);  // persistent TAP kept for a restart
+}
+
+TEST_F(VifOnSimXenstore, DescribeListsVifsAndQueueCounters) {
+  start();
+  bring_up(2);
+  const auto j = sup_->describe();
+  ASSERT_EQ(j["vifs"].size(), 1U);
+  EXPECT_EQ(j["vifs"][0]["state"], "Connected");
+  EXPECT_EQ(j["vifs"][0]["queues"].size(), 2U);
+  EXPECT_EQ(j["vifs"][0]["queues"][1]["queue"], 1);
+}
+
+TEST_F(VifOnSimXenstore, RestartAdoptsAConnectedDeviceAndLetsItReconnect) {
+  start();
+  bring_up();
+  sup_.reset();  // crash: nothing written
+  taps_.created.clear();
+  start();
+  // Adopted in Connected with no data path: closed so the frontend reconnects.
+  ASSERT_TRUE(wait_state("5"));
+  ASSERT_EQ(taps_.created.size(), 1U);
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  netfront_state(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1);
+  EXPECT_TRUE(wait_state("4"));
+}
+
+TEST_F(VifOnSimXenstore, DynamicMulticastControlFollowsTheFrontend) {
+  start();
+  bring_up(1);
+  auto q = queues_.created[0];
+  guest_->write(vif_.frontend_path() + "/request-multicast-control", "1");
+  ASSERT_TRUE(run_until(io_, [&] { return q->multicast == true; }));
+  guest_->write(vif_.frontend_path() + "/request-multicast-control", "0");
+  ASSERT_TRUE(run_until(io_, [&] { return q->multicast == false; }));
+  guest_->write(vif_.frontend_path() + "/request-multicast-control", "7");
+  EXPECT_TRUE(wait_state("5"));  // a protocol violation closes the vif
+}
+
+TEST_F(VifOnSimXenstore, DriverDomainServesItsOwnBackendPath) {
+  // The daemon runs in domain 5, not dom0: it must learn that from XenStore.
+  xs::client driver = guest(domid{5});
+  vif_spec v;
+  v.backend = domid{5};
+  libxl_add(*tool_, v);
+  supervisor sup(io_.get_executor(), driver, queues_, taps_, supervisor_options{});
+  sup.start();
+  EXPECT_EQ(sup.self(), domid{5});
+  ASSERT_TRUE(run_until(io_, [&] { return tool_->read(v.backend_path() + "/state") == "2"; }));
+  netfront_connect(*guest_, v, 1, "77");  // rejected: the error goes under domain 5
+  ASSERT_TRUE(run_until(io_, [&] { return tool_->read(v.backend_path() + "/state") == "5"; }));
+  EXPECT_TRUE(tool_->read("/local/domain/5/error/backend/vif/1/0/error").has_value());
+  EXPECT_EQ(tool_->read("/local/domain/0/error/backend/vif/1/0/error"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace unetback::control::testing

@@ -1,0 +1,192 @@
+// The control-ring runner over the fake platform: a Windows-style frontend
+// programs Toeplitz hashing; the configuration reaches vif_shared_state.
+
+#include "unetback/datapath/control_ring.hpp"
+
+#include <cstring>
+
+#include "queue_fixture.hpp"
+
+namespace unetback::datapath::test {
+namespace {
+
+class ControlRing : public ::testing::Test {
+ protected:
+  static constexpr std::uint32_t ctrl_port = 9;
+
+  ControlRing() {
+    ref_ = mem_.grant_page();
+    front_ = rings::ctrl_front_ring::init(rings::ring_page(mem_.raw_page(ref_), rings::page_size));
+    shared_ = std::make_shared<vif_shared_state>(4);
+  }
+  ~ControlRing() override {
+    if (ctrl_) {
+      ctrl_->stop();
+    }
+  }
+
+  void start() {
+    ctrl_ = std::make_unique<control_ring>(
+        platform_, domid{7}, grant_ref{ref_}, evtchn_port{ctrl_port}, shared_,
+        [this](queue_index q, const std::string& reason) {
+          std::lock_guard lock(mu_);
+          fault_queue_ = q;
+          faults_.push_back(reason);
+        },
+        "vif7.0-ctrl");
+    ctrl_->start();
+  }
+  /// Sends one request and waits for its response.
+  rings::ctrl_response call(std::uint16_t type, std::uint32_t d0 = 0, std::uint32_t d1 = 0,
+                            std::uint32_t d2 = 0) {
+    rings::ctrl_request r{};
+    r.id = next_id_++;
+    r.type = type;
+    r.data[0] = d0;
+    r.data[1] = d1;
+    r.data[2] = d2;
+    EXPECT_TRUE(front_.write_request(r));
+    if (front_.push_requests_and_check_notify()) {
+      platform_.channels.at(0)->kick(ctrl_port);
+    }
+    EXPECT_TRUE(wait_until([&] { return front_.unconsumed_responses().value_or(0) > 0; }));
+    const rings::ctrl_response rsp = front_.copy_response(front_.rsp_cons());
+    front_.consume_responses(1);
+    EXPECT_EQ(rsp.id, r.id);
+    return rsp;
+  }
+  std::vector<std::string> faults() {
+    std::lock_guard lock(mu_);
+    return faults_;
+  }
+
+  fake_guest_memory mem_;
+  fake_platform platform_{mem_};
+  std::uint32_t ref_ = 0;
+  rings::ctrl_front_ring front_;
+  std::shared_ptr<vif_shared_state> shared_;
+  std::unique_ptr<control_ring> ctrl_;
+  std::uint16_t next_id_ = 1;
+  std::mutex mu_;
+  std::vector<std::string> faults_;
+  queue_index fault_queue_{0};
+};
+
+TEST_F(ControlRing, FrontendProgramsToeplitzHashing) {
+  start();
+  EXPECT_EQ(
+      call(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ).status,
+      rings::ctrl_status::success);
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_GET_HASH_FLAGS).data, 0xFU);
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_FLAGS, XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP).status,
+            rings::ctrl_status::success);
+  const std::uint32_t key_ref = mem_.grant_page();
+  for (int i = 0; i < 40; ++i) {
+    mem_.raw_page(key_ref)[i] = static_cast<std::byte>(i + 1);
+  }
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, key_ref, 40).status,
+            rings::ctrl_status::success);
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, 4).status, rings::ctrl_status::success);
+  const std::uint32_t map_ref = mem_.grant_page();
+  const std::uint32_t table[4] = {3, 2, 1, 0};
+  std::memcpy(mem_.raw_page(map_ref), table, sizeof(table));
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref, 4, 0).status,
+            rings::ctrl_status::success);
+
+  const hash_snapshot snap = shared_->read_hash();
+  EXPECT_GT(snap.generation, 0U);
+  EXPECT_TRUE(snap.config.hashing());
+  EXPECT_EQ(snap.config.flags, XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP);
+  EXPECT_EQ(snap.config.key[39], 40);
+  EXPECT_EQ(snap.config.mapping_size, 4U);
+  EXPECT_EQ(snap.config.mapping[0], 3U);
+  EXPECT_EQ(ctrl_->requests_handled(), 6U);
+}
+
+TEST_F(ControlRing, MappingEntryBeyondQueueCountIsRejectedAndNotPublished) {
+  start();
+  ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, 2).status, rings::ctrl_status::success);
+  const auto before = shared_->read_hash();
+  const std::uint32_t map_ref = mem_.grant_page();
+  const std::uint32_t table[2] = {1, 4};  // 4 queues: entry 4 is invalid
+  std::memcpy(mem_.raw_page(map_ref), table, sizeof(table));
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref, 2, 0).status,
+            rings::ctrl_status::invalid_parameter);
+  EXPECT_EQ(shared_->read_hash().generation, before.generation);
+  EXPECT_EQ(shared_->read_hash().config.mapping[0], 0U);
+}
+
+TEST_F(ControlRing, KeyFromRevokedGrantIsInvalid) {
+  start();
+  const std::uint32_t key_ref = mem_.grant_page();
+  mem_.revoke(key_ref);
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, key_ref, 40).status,
+            rings::ctrl_status::invalid_parameter);
+}
+
+TEST_F(ControlRing, UnknownRequestIsNotSupported) {
+  start();
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_ADD_GREF_MAPPING, 0, 1, 1).status,
+            rings::ctrl_status::not_supported);
+}
+
+TEST_F(ControlRing, ProducerIndexOverflowIsFatal) {
+  start();
+  auto& h = *reinterpret_cast<rings::sring_header*>(mem_.raw_page(ref_));
+  rings::publish(h.req_prod, 1000);  // a hostile frontend
+  platform_.channels.at(0)->kick(ctrl_port);
+  ASSERT_TRUE(wait_until([&] { return !faults().empty(); }));
+  EXPECT_NE(faults()[0].find("control ring"), std::string::npos);
+  std::lock_guard lock(mu_);
+  EXPECT_EQ(fault_queue_, control_ring_fault_index);
+}
+
+TEST_F(ControlRing, StartFailsCleanlyOnUnknownRingRef) {
+  ref_ = 424242;
+  EXPECT_THROW(start(), std::system_error);
+  EXPECT_FALSE(platform_.channels.at(0)->is_bound(ctrl_port));
+}
+
+TEST(VifSharedState, MulticastListIsBoundedAtSixtyFour) {
+  vif_shared_state s(1);
+  for (std::uint8_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(s.multicast_add({0x01, 0, 0x5e, 0, 0, i}), mcast_add_result::added);
+  }
+  EXPECT_EQ(s.multicast_add({0x01, 0, 0x5e, 0, 1, 0}), mcast_add_result::list_full);
+  EXPECT_EQ(s.multicast_add({0x01, 0, 0x5e, 0, 0, 5}), mcast_add_result::already_present);
+  s.multicast_del({0x01, 0, 0x5e, 0, 0, 5});
+  EXPECT_FALSE(s.multicast_match({0x01, 0, 0x5e, 0, 0, 5}));
+  EXPECT_EQ(s.multicast_count(), 63U);
+  EXPECT_EQ(s.multicast_add({0x01, 0, 0x5e, 0, 1, 0}), mcast_add_result::added);
+}
+
+TEST(VifSharedState, HashSnapshotIsConsistentUnderConcurrentPublication) {
+  vif_shared_state s(4);
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (std::uint32_t g = 1; g < 2000; ++g) {
+      rings::hash_config c;
+      c.algorithm = XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
+      c.flags = g;
+      c.mapping_size = 128;
+      c.mapping.fill(g % 4);
+      c.key.fill(static_cast<std::uint8_t>(g));
+      s.publish_hash(c);
+    }
+    done = true;
+  });
+  while (!done) {
+    const hash_snapshot snap = s.read_hash();
+    if (snap.generation == 0) {
+      continue;
+    }
+    // Every word of one snapshot comes from the same publication.
+    EXPECT_EQ(snap.config.mapping[127], snap.config.flags % 4);
+    EXPECT_EQ(snap.config.key[39], static_cast<std::uint8_t>(snap.config.flags));
+  }
+  writer.join();
+  EXPECT_EQ(s.read_hash().config.flags, 1999U);
+}
+
+}  // namespace
+}  // namespace unetback::datapath::test

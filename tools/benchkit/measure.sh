@@ -1,0 +1,123 @@
+# Measurements of the benchmark suite (sourced by tools/benchkit/world.sh after
+# tests/integration/lib.sh, whose HOST_NS, HOST_IP, guest_ns, guest_ip, LOGS
+# and wait_for it uses). Each measure_* prints one JSON object of metrics on
+# stdout, or returns non-zero after logging why. The guest is domain 1.
+#
+# Directions are named from the guest's side, as the daemon's counters:
+#   guest_tx: guest -> host (the guest's netfront transmits)
+#   guest_rx: host -> guest
+
+BENCH_IPERF_PORT=5201
+BENCH_SOCKPERF_PORT=11111
+SERVER_PID=""
+
+# listening NS PROTO PORT: true once a socket listens on PORT (tcp or udp) in NS.
+listening() {
+  local flag=-Hltn
+  [[ $2 == udp ]] && flag=-Hlun
+  [[ -n "$(ip netns exec "$1" ss "$flag" "sport = :$3")" ]]
+}
+
+# start_server NS PROTO PORT LOGNAME COMMAND...: a one-shot server in NS.
+start_server() {
+  local ns=$1 proto=$2 port=$3 name=$4
+  shift 4
+  ip netns exec "$ns" "$@" >"$LOGS/$name.log" 2>&1 &
+  SERVER_PID=$!
+  wait_for 10 "$name listening" listening "$ns" "$proto" "$port"
+}
+
+stop_server() {
+  [[ -n "$SERVER_PID" ]] || return 0
+  # Our own child (a one-shot server): it may have exited already.
+  kill -TERM "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}
+
+# iperf3_json DIRECTION SECONDS [iperf3 flags...]: client in the guest, server
+# in the host namespace; guest_rx adds -R (the server sends). Prints the JSON.
+iperf3_json() {
+  local dir=$1 secs=$2
+  shift 2
+  local flags=(-c "$HOST_IP" -p "$BENCH_IPERF_PORT" -t "$secs" -J "$@")
+  [[ $dir == guest_rx ]] && flags+=(-R)
+  start_server "$HOST_NS" tcp "$BENCH_IPERF_PORT" iperf3-server \
+    iperf3 -s -1 -B "$HOST_IP" -p "$BENCH_IPERF_PORT"
+  local out rc=0
+  out=$(timeout $((secs + 30)) ip netns exec "$(guest_ns 1)" iperf3 "${flags[@]}") || rc=$?
+  stop_server
+  if ((rc != 0)); then
+    log "iperf3 ${flags[*]} failed (rc $rc): $(echo "$out" | jq -r '.error // empty' 2>/dev/null)"
+    return 1
+  fi
+  echo "$out"
+}
+
+# measure_tcp_stream DIRECTION SECONDS STREAMS WRITE_BYTES(0 = iperf3 default)
+measure_tcp_stream() {
+  local dir=$1 secs=$2 streams=$3 len=$4 json
+  local flags=(-P "$streams")
+  ((len > 0)) && flags+=(-l "$len")
+  json=$(iperf3_json "$dir" "$secs" "${flags[@]}") || return 1
+  echo "$json" | jq -c '{gbps: (.end.sum_received.bits_per_second / 1e9),
+                          retransmits: (.end.sum_sent.retransmits // 0)}'
+}
+
+# measure_udp_stream DIRECTION SECONDS DATAGRAM_BYTES: unlimited rate (-b 0).
+measure_udp_stream() {
+  local dir=$1 secs=$2 len=$3 json
+  json=$(iperf3_json "$dir" "$secs" -u -b 0 -l "$len") || return 1
+  echo "$json" | jq -c '.end as $e |
+    {rx_kpps: (($e.sum_received.packets - $e.sum_received.lost_packets)
+               / $e.sum_received.seconds / 1e3),
+     tx_kpps: ($e.sum_sent.packets / $e.sum_sent.seconds / 1e3),
+     loss_pct: $e.sum_received.lost_percent,
+     rx_gbps: ($e.sum_received.bits_per_second / 1e9)}'
+}
+
+# measure_rr PROTO(tcp|udp) DIRECTION SECONDS MSG_BYTES: sockperf ping-pong.
+# guest_tx: the guest is the client (it sends each request first); guest_rx:
+# the host is the client. Transactions/s over sockperf's valid duration, and
+# round-trip percentiles (sockperf reports RTT/2 per sample: doubled here).
+measure_rr() {
+  local proto=$1 dir=$2 secs=$3 msg=$4
+  local server_ns=$HOST_NS client_ns server_ip=$HOST_IP
+  client_ns=$(guest_ns 1)
+  if [[ $dir == guest_rx ]]; then
+    server_ns=$(guest_ns 1) client_ns=$HOST_NS server_ip=$(guest_ip 1)
+  fi
+  local tcp=()
+  [[ $proto == tcp ]] && tcp=(--tcp)
+  start_server "$server_ns" "$proto" "$BENCH_SOCKPERF_PORT" sockperf-server \
+    sockperf sr -i "$server_ip" -p "$BENCH_SOCKPERF_PORT" "${tcp[@]}"
+  local out rc=0
+  out=$(timeout $((secs + 30)) ip netns exec "$client_ns" sockperf pp -i "$server_ip" \
+    -p "$BENCH_SOCKPERF_PORT" "${tcp[@]}" -t "$secs" -m "$msg" 2>&1) || rc=$?
+  stop_server
+  echo "$out" >"$LOGS/sockperf-client.log"
+  if ((rc != 0)); then
+    log "sockperf pp $proto $dir failed (rc $rc): $(echo "$out" | tail -n 3)"
+    return 1
+  fi
+  echo "$out" | sed 's/\x1b\[[0-9;]*m//g' | awk '
+    /\[Valid Duration\]/ { for (i = 1; i <= NF; i++) {
+        if ($i ~ /^RunTime=/) { split($i, a, "="); t = a[2] + 0 }
+        if ($i ~ /^ReceivedMessages=/) { split($i, a, "="); n = a[2] + 0 } } }
+    /percentile 50.000/ { p50 = $NF }
+    /percentile 99.000/ { p99 = $NF }
+    END { if (t <= 0 || n <= 0) exit 1
+          printf "{\"tps\":%.1f,\"p50_us\":%.3f,\"p99_us\":%.3f}\n", n / t, 2 * p50, 2 * p99 }'
+}
+
+# cpu_ticks PID...: utime+stime clock ticks of the live processes among PIDs.
+cpu_ticks() {
+  local sum=0 pid f
+  for pid in "$@"; do
+    [[ -r /proc/$pid/stat ]] || continue
+    # Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
+    f=$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}') || continue
+    sum=$((sum + f))
+  done
+  echo "$sum"
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Report of a tools/bench run: reads OUT/results.jsonl (one line per test and
+round), OUT/meta.json and OUT/micro-*.json; writes OUT/results.json,
+OUT/results.md and OUT/plots/*.png (gnuplot). Every unetback (and veth) figure
+gets its ratio to baseline (a), tap-relay, measured in the same round with the
+same queues, test and direction; with several rounds, figures and ratios are
+medians (ratios paired per round, then the median).
+
+Usage: report.py OUT_DIR
+"""
+
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+
+PRIMARY = {"TCP_STREAM": "gbps", "UDP_STREAM": "rx_kpps", "TCP_RR": "tps", "UDP_RR": "tps"}
+UNITS = {"gbps": "Gbit/s", "rx_kpps": "kpps received", "tps": "transactions/s"}
+TEST_ORDER = ["TCP_STREAM", "UDP_STREAM", "TCP_RR", "UDP_RR"]
+DIR_LABEL = {"guest_tx": "guest→host", "guest_rx": "host→guest"}
+
+
+def load(out):
+    rows = [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines() if l.strip()]
+    meta_path = out / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    micro = []
+    for f in sorted(out.glob("micro-*.json")):
+        micro.extend(json.loads(f.read_text()).get("benchmarks", []))
+    return rows, meta, micro
+
+
+def key(r):
+    return (r["test"], r["variant"], r["direction"], r["queues"])
+
+
+def primary(r):
+    if not r.get("ok") or not r.get("metrics"):
+        return None
+    return r["metrics"].get(PRIMARY[r["test"]])
+
+
+def add_ratios(rows):
+    """ratio_to_relay on every unetback/veth row: each metric / the relay's same
+    metric in the same round."""
+    relay = {(key(r), r.get("round", 1)): r for r in rows if r["path"] == "relay" and r.get("ok")}
+    for r in rows:
+        base = relay.get((key(r), r.get("round", 1)))
+        if r["path"] == "relay" or not r.get("ok") or base is None:
+            continue
+        r["ratio_to_relay"] = {
+            m: (v / base["metrics"][m]) if base["metrics"].get(m) else None
+            for m, v in r["metrics"].items() if isinstance(v, (int, float))}
+
+
+def median_of(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def aggregate(rows):
+    """One row per (test, variant, direction, queues, path, poll_us): medians over rounds."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((key(r), r["path"], r["poll_us"]), []).append(r)
+    out = []
+    for (_, path, poll), runs in groups.items():
+        ok = [r for r in runs if r.get("ok")]
+        first = runs[0]
+        agg = {f: first[f] for f in ("path", "queues", "poll_us", "test", "variant", "direction",
+                                     "seconds")}
+        agg.update(ok=bool(ok), rounds=len(runs), rounds_ok=len(ok),
+                   datapath_cpu_pct=median_of([r.get("datapath_cpu_pct") for r in ok]))
+        agg["values"] = [primary(r) for r in runs]
+        agg["metrics"] = {m: median_of([r["metrics"].get(m) for r in ok])
+                          for m in (ok[0]["metrics"] if ok else {})}
+        ratios = [r["ratio_to_relay"] for r in ok if r.get("ratio_to_relay")]
+        if ratios:
+            agg["ratio_to_relay"] = {m: median_of([x.get(m) for x in ratios]) for m in ratios[0]}
+        errors = sorted({r["error"] for r in runs if r.get("error")})
+        if errors:
+            agg["errors"] = errors
+        out.append(agg)
+    return out
+
+
+def columns(rows):
+    """(label, path, poll_us) for every path/poll combination present, baselines first."""
+    cols = [("(a) tap-relay", "relay", 0), ("(b) veth", "veth", 0)]
+    cols = [c for c in cols if any(r["path"] == c[1] for r in rows)]
+    polls = sorted({r["poll_us"] for r in rows if r["path"] == "unetback"})
+    for p in polls:
+        cols.append((f"unetback poll-us {p}" if p else "unetback", "unetback", p))
+    return cols
+
+
+def fmt_num(v):
+    if v is None:
+        return "–"
+    if v >= 1000:
+        return f"{v:,.0f}"
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def cell(r):
+    if r is None:
+        return ""
+    if not r.get("ok"):
+        return "failed"
+    m = r["metrics"]
+    text = fmt_num(primary(r))
+    if r["test"] == "UDP_STREAM":
+        text += f" ({m['loss_pct']:.1f}% loss)"
+    elif r["test"].endswith("_RR"):
+        text += f" (p50 {fmt_num(m['p50_us'])} / p99 {fmt_num(m['p99_us'])} µs)"
+    if r.get("ratio_to_relay"):
+        ratio = r["ratio_to_relay"].get(PRIMARY[r["test"]])
+        if ratio is not None:
+            text += f" **{ratio:.2f}×**" if r["path"] == "unetback" else f" _{ratio:.2f}×_"
+    return text
+
+
+def sorted_keys(rows):
+    keys = {key(r) for r in rows}
+    return sorted(keys, key=lambda k: (TEST_ORDER.index(k[0]) if k[0] in TEST_ORDER else 99,
+                                       k[1], k[2] != "guest_tx", k[3]))
+
+
+def markdown(rows, meta, micro):
+    cols = columns(rows)
+    index = {(key(r), r["path"], r["poll_us"]): r for r in rows}
+    lines = ["# unetback benchmark results", ""]
+    if meta:
+        lines += [f"- command: `{meta.get('command', '')}`",
+                  f"- date: {meta.get('date', '')}; git {meta.get('git', '')}"
+                  f" ({meta.get('uncommitted_files', 0)} uncommitted files)",
+                  f"- machine: {meta.get('cpu', '')}, {meta.get('cpus', '')} CPUs,"
+                  f" Linux {meta.get('kernel', '')}",
+                  f"- {meta.get('seconds_per_test', '')} s per test,"
+                  f" {meta.get('rounds', 1)} round(s) (medians);"
+                  f" parallel streams: {meta.get('streams', '')}", ""]
+    lines += ["Each unetback cell ends with its ratio to (a) tap-relay (same run, same round, "
+              "same queues, same test) in bold; veth cells with theirs in italics. UDP: datagrams received per second (and loss); RR: "
+              "transactions per second (round-trip p50 / p99). Directions are the guest's: "
+              "guest→host is the guest transmitting.", ""]
+    head = ["test", "variant", "direction", "queues", "unit"] + [c[0] for c in cols]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for k in sorted_keys(rows):
+        test, variant, direction, q = k
+        vals = [cell(index.get((k, c[1], c[2]))) for c in cols]
+        lines.append("| " + " | ".join([test, variant, DIR_LABEL.get(direction, direction), str(q),
+                                        UNITS[PRIMARY[test]]] + vals) + " |")
+    lines += ["", "Data-path CPU (% of one core, over each test): unetback = unetbackd + "
+              "netfront-sim, (a) = tap-relay (veth: kernel only, not measured).", ""]
+    cpu_cols = [c for c in cols if c[1] != "veth"]
+    lines += ["| test | variant | direction | queues | " + " | ".join(c[0] for c in cpu_cols) + " |",
+              "|" + "---|" * (4 + len(cpu_cols))]
+    for k in sorted_keys(rows):
+        vals = []
+        for c in cpu_cols:
+            r = index.get((k, c[1], c[2]))
+            vals.append("" if r is None or r.get("datapath_cpu_pct") is None
+                        else f"{r['datapath_cpu_pct']}%")
+        lines.append("| " + " | ".join([k[0], k[1], DIR_LABEL.get(k[2], k[2]), str(k[3])] + vals)
+                     + " |")
+    if micro:
+        lines += ["", "## Microbenchmarks (Google Benchmark)", "",
+                  "| benchmark | ns/iteration (CPU) | items/s | bytes/s |", "|---|---|---|---|"]
+        for b in micro:
+            if b.get("run_type", "iteration") != "iteration":
+                continue
+            ips = b.get("items_per_second")
+            bps = b.get("bytes_per_second")
+            lines.append(f"| {b['name']} | {b['cpu_time']:.1f} | "
+                         f"{'' if ips is None else f'{ips / 1e6:.2f} M'} | "
+                         f"{'' if bps is None else f'{bps / 2**30:.2f} GiB'} |")
+    lines += ["", "Plots: plots/*.png. Raw: results.jsonl; per-world logs: logs/.", ""]
+    return "\n".join(lines)
+
+
+def plot(out, rows):
+    """One clustered bar chart per test (primary metric), and one of the ratios to (a)."""
+    plots = out / "plots"
+    plots.mkdir(exist_ok=True)
+    cols = columns(rows)
+    index = {(key(r), r["path"], r["poll_us"]): r for r in rows}
+    scripts = []
+    for test in TEST_ORDER:
+        keys = [k for k in sorted_keys(rows) if k[0] == test]
+        if not keys:
+            continue
+        if not any(primary(r) is not None for r in rows if r["test"] == test):
+            continue
+        dat = plots / f"{test}.dat"
+        with dat.open("w") as f:
+            f.write("config " + " ".join('"%s"' % c[0] for c in cols) + "\n")
+            for k in keys:
+                vals = [primary(index[(k, c[1], c[2])]) if (k, c[1], c[2]) in index else None
+                        for c in cols]
+                label = f"{k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
+                f.write(f'"{label}" ' + " ".join("NaN" if v is None else f"{v:.6g}"
+                                                  for v in vals) + "\n")
+        scripts.append(histogram(plots / f"{test}.png", dat, f"{test}: {UNITS[PRIMARY[test]]}",
+                                 len(cols)))
+    ratio_cols = [c for c in cols if c[1] == "unetback"]
+    keys = sorted_keys(rows)
+    if ratio_cols and any(r.get("ratio_to_relay") for r in rows if r["path"] == "unetback"):
+        dat = plots / "ratio.dat"
+        with dat.open("w") as f:
+            f.write("config " + " ".join('"%s"' % c[0] for c in ratio_cols) + "\n")
+            for k in keys:
+                vals = []
+                for c in ratio_cols:
+                    r = index.get((k, c[1], c[2]))
+                    ratio = (r or {}).get("ratio_to_relay", {}).get(PRIMARY[k[0]])
+                    vals.append("NaN" if ratio is None else f"{ratio:.4g}")
+                short = k[0].replace("_STREAM", "").replace("_RR", "-RR")
+                label = f"{short} {k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
+                f.write(f'"{label}" ' + " ".join(vals) + "\n")
+        scripts.append(histogram(plots / "ratio.png", dat,
+                                 "unetback / (a) tap-relay (primary metric; 1 = the limit)",
+                                 len(ratio_cols), unity_line=True))
+    for s in scripts:
+        try:
+            subprocess.run(["gnuplot"], input=s, text=True, check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"report.py: gnuplot failed: {getattr(e, 'stderr', e)}", file=sys.stderr)
+
+
+def histogram(png, dat, title, ncols, unity_line=False):
+    width = max(800, 60 * sum(1 for _ in dat.open()) + 200)
+    extra = "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb 'red'\n" \
+        if unity_line else ""
+    return f"""set terminal pngcairo size {width},600 font ',10' noenhanced
+set output '{png}'
+set title '{title}'
+set datafile missing 'NaN'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set key outside top center horizontal
+set xtics rotate by -40 scale 0
+set yrange [0:*]
+set grid ytics
+{extra}plot for [i=2:{ncols + 1}] '{dat}' using i:xtic(1) title columnheader(i)
+"""
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = pathlib.Path(sys.argv[1])
+    runs, meta, micro = load(out)
+    add_ratios(runs)
+    rows = aggregate(runs)
+    (out / "results.json").write_text(json.dumps(
+        {"meta": meta, "results": rows, "runs": runs, "micro": micro}, indent=1) + "\n")
+    (out / "results.md").write_text(markdown(rows, meta, micro))
+    plot(out, rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# One benchmark world, kept alive while tools/bench interleaves its tests with
+# the other worlds' (so a unetback figure and its baselines are measured
+# seconds apart, not minutes). It builds the world with tests/integration/lib.sh
+# (host namespace + bridge; guest domain 1 in its own namespace; addresses in
+# 198.18.0.0/15), answers "ready" on REPLY_FIFO, then serves commands read
+# from CMD_FIFO, one per line:
+#   run INDEX TOTAL ROUND NAME:VARIANT:DIRECTION   runs one test, appends one JSON
+#       line to RESULTS, answers "done <progress line>"
+#   quit                                            exits
+# and removes everything on exit (lib.sh's cleanup, also on Ctrl-C).
+#
+#   world.sh PATH QUEUES POLL_US SECONDS RESULTS LOGDIR CMD_FIFO REPLY_FIFO
+#   PATH: unetback | relay | veth
+#   tests: TCP_STREAM:P4-l128:guest_rx (4 streams, 128-byte writes),
+#          UDP_STREAM:64:guest_tx (datagram bytes), TCP_RR:64:guest_tx (message bytes)
+# Environment: UNETBACK_BIN (unetbackd, netfront-sim, sim-xenstored, sim-xl,
+# unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us).
+
+BENCH_PATH=$1 BENCH_QUEUES=$2 BENCH_POLL=$3 BENCH_SECS=$4
+BENCH_RESULTS=$5 BENCH_LOGDIR=$6 BENCH_CMD=$7 BENCH_REPLY=$8
+KIT=$(cd "$(dirname "$0")" && pwd)
+source "$KIT/../../tests/integration/lib.sh"
+source "$KIT/measure.sh"
+
+DP_PIDS=()  # processes on the data path (their CPU time is reported)
+WORLD_NAME="$BENCH_PATH-q$BENCH_QUEUES-poll$BENCH_POLL"
+
+bench_exit() {
+  local rc=$?
+  trap '' INT TERM  # a second signal must not cut the cleanup short
+  set +e            # (exit "$rc") below must not trip errexit: it only hands rc to cleanup
+  stop_server
+  mkdir -p "$BENCH_LOGDIR/$WORLD_NAME" && cp -r "$LOGS"/. "$BENCH_LOGDIR/$WORLD_NAME/" 2>/dev/null
+  (exit "$rc")
+  cleanup
+}
+trap bench_exit EXIT
+
+# The guest namespace and its interface's address, as start_guest leaves them.
+make_guest_ns() {
+  local ns
+  ns=$(guest_ns 1)
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  GUEST_NS+=("$ns")
+}
+guest_addr_up() {
+  ip -n "$(guest_ns 1)" addr add "$(guest_ip 1)/24" dev eth0
+  ip -n "$(guest_ns 1)" link set eth0 up
+}
+
+build_unetback() {
+  local flags=(--max-queues "$BENCH_QUEUES")
+  ((BENCH_POLL > 0)) && flags+=("${BENCH_POLL_FLAG:---poll-us}" "$BENCH_POLL")
+  start_xenstored
+  start_host_ns
+  start_daemon "${flags[@]}"
+  DP_PIDS+=("${PIDS[-1]}")
+  start_guest 1 "$BENCH_QUEUES"
+  DP_PIDS+=("${PIDS[-1]}")
+}
+
+# Baseline (a): the same two TAPs, relayed by tap-relay.
+build_relay() {
+  start_host_ns
+  make_guest_ns
+  start_bg tap-relay ip netns exec "$HOST_NS" "$UNETBACK_BIN/tap-relay" \
+    --guest-netns "$(guest_ns 1)" --bridge "$BRIDGE" --queues "$BENCH_QUEUES" \
+    --guest-mac 00:16:3e:00:00:01 --ready-file "$WORLD/relay.ready"
+  DP_PIDS+=("${PIDS[-1]}")
+  wait_for 10 "tap-relay ready" test -f "$WORLD/relay.ready"
+  guest_addr_up
+}
+
+# Baseline (b): a veth pair between the two namespaces (kernel only).
+build_veth() {
+  start_host_ns
+  make_guest_ns
+  ip -n "$HOST_NS" link add vif1.0 numtxqueues "$BENCH_QUEUES" numrxqueues "$BENCH_QUEUES" \
+    type veth peer name eth0 netns "$(guest_ns 1)" \
+    numtxqueues "$BENCH_QUEUES" numrxqueues "$BENCH_QUEUES"
+  ip -n "$HOST_NS" link set vif1.0 address fe:ff:ff:ff:ff:ff master "$BRIDGE" up
+  ip -n "$(guest_ns 1)" link set eth0 address 00:16:3e:00:00:01
+  guest_addr_up
+}
+
+primary_metric() {
+  case $1 in
+    TCP_STREAM) echo gbps ;;
+    UDP_STREAM) echo rx_kpps ;;
+    *) echo tps ;;
+  esac
+}
+
+# run_one NAME VARIANT DIRECTION: prints the metrics JSON (non-zero on failure).
+run_one() {
+  local name=$1 variant=$2 dir=$3
+  case $name in
+    TCP_STREAM)
+      local streams=${variant%%-*} len=0
+      streams=${streams#P}
+      [[ $variant == *-l* ]] && len=${variant##*-l}
+      measure_tcp_stream "$dir" "$BENCH_SECS" "$streams" "$len" ;;
+    UDP_STREAM) measure_udp_stream "$dir" "$BENCH_SECS" "$variant" ;;
+    TCP_RR) measure_rr tcp "$dir" "$BENCH_SECS" "$variant" ;;
+    UDP_RR) measure_rr udp "$dir" "$BENCH_SECS" "$variant" ;;
+    *) log "unknown test $name"; return 1 ;;
+  esac
+}
+
+# The same test's primary figure measured through tap-relay in this round, if any.
+relay_figure() {  # relay_figure NAME VARIANT DIR METRIC ROUND
+  [[ -s "$BENCH_RESULTS" ]] || return 0
+  jq -rs --arg t "$1" --arg v "$2" --arg d "$3" --arg m "$4" --argjson r "$5" \
+    --argjson q "$BENCH_QUEUES" \
+    'map(select(.path == "relay" and .ok and .queues == $q and .test == $t and
+                .variant == $v and .direction == $d and .round == $r))
+     | last | .metrics[$m] // empty' "$BENCH_RESULTS"
+}
+
+# progress INDEX TOTAL ROUND NAME VARIANT DIR METRICS_JSON|"": one line for the driver.
+progress() {
+  local line m value ratio=""
+  line=$(printf '[%3d/%d] r%d %-8s q=%d poll=%-3s %-10s %-7s %-8s' "$1" "$2" "$3" \
+    "$BENCH_PATH" "$BENCH_QUEUES" "$BENCH_POLL" "$4" "$5" "$6")
+  if [[ -z "$7" ]]; then
+    echo "$line FAILED (logs: $BENCH_LOGDIR/$WORLD_NAME)"
+    return
+  fi
+  m=$(primary_metric "$4")
+  value=$(echo "$7" | jq -r --arg m "$m" '.[$m] | . * 1000 | round / 1000')
+  if [[ $BENCH_PATH != relay ]]; then
+    local base
+    base=$(relay_figure "$4" "$5" "$6" "$m" "$3")
+    [[ -n "$base" ]] && ratio=$(jq -rn --argjson a "$value" --argjson b "$base" \
+      'if $b > 0 then "  (\($a / $b * 100 | round / 100)x tap-relay)" else "" end')
+  fi
+  echo "$line $value $m$ratio"
+}
+
+# run_test INDEX TOTAL ROUND NAME:VARIANT:DIRECTION: measures, records, prints progress.
+run_test() {
+  local name variant dir metrics ok t0 t1 c0 c1 cpu
+  IFS=: read -r name variant dir <<<"$4"
+  c0=$(cpu_ticks "${DP_PIDS[@]}") t0=$(date +%s.%N)
+  metrics=$(run_one "$name" "$variant" "$dir") && ok=true || { ok=false metrics=""; }
+  c1=$(cpu_ticks "${DP_PIDS[@]}") t1=$(date +%s.%N)
+  cpu=$(jq -n --argjson c "$((c1 - c0))" --argjson t0 "$t0" --argjson t1 "$t1" \
+    --argjson hz "$(getconf CLK_TCK)" '$c / $hz / ($t1 - $t0) * 100 | round')
+  jq -cn --arg path "$BENCH_PATH" --argjson q "$BENCH_QUEUES" --argjson poll "$BENCH_POLL" \
+    --arg t "$name" --arg v "$variant" --arg d "$dir" --argjson ok "$ok" --argjson r "$3" \
+    --argjson secs "$BENCH_SECS" --argjson cpu "$cpu" --argjson m "${metrics:-null}" \
+    '{path: $path, queues: $q, poll_us: $poll, test: $t, variant: $v, direction: $d,
+      round: $r, seconds: $secs, ok: $ok,
+      datapath_cpu_pct: (if $path == "veth" then null else $cpu end), metrics: $m}' \
+    >>"$BENCH_RESULTS"
+  progress "$1" "$2" "$3" "$name" "$variant" "$dir" "$metrics"
+}
+
+# Opened read-write: never blocks, and the driver (the other end) may come and go.
+exec {reply_fd}<>"$BENCH_REPLY"
+case $BENCH_PATH in
+  unetback) build_unetback ;;
+  relay) build_relay ;;
+  veth) build_veth ;;
+  *) fail "unknown path $BENCH_PATH" ;;
+esac
+echo ready >&"$reply_fd"
+exec {cmd_fd}<"$BENCH_CMD"
+while read -r -u "$cmd_fd" verb index total round spec; do
+  case $verb in
+    run) echo "done $(run_test "$index" "$total" "$round" "$spec")" >&"$reply_fd" ;;
+    quit) break ;;
+  esac
+done
