@@ -170,14 +170,19 @@ def markdown(rows, meta, micro):
                      + " |")
     if micro:
         lines += ["", "## Microbenchmarks (Google Benchmark)", "",
-                  "| benchmark | ns/iteration (CPU) | items/s | bytes/s |", "|---|---|---|---|"]
+                  "items/s: packets (rings), segments (grant copy); packets/s (grant copy) ="
+                  " whole packets copied.", "",
+                  "| benchmark | ns/iteration (CPU) | items/s | packets/s | bytes/s |",
+                  "|---|---|---|---|---|"]
         for b in micro:
             if b.get("run_type", "iteration") != "iteration":
                 continue
             ips = b.get("items_per_second")
             bps = b.get("bytes_per_second")
+            pps = b.get("packets")
             lines.append(f"| {b['name']} | {b['cpu_time']:.1f} | "
                          f"{'' if ips is None else f'{ips / 1e6:.2f} M'} | "
+                         f"{'' if pps is None else f'{pps / 1e6:.3f} M'} | "
                          f"{'' if bps is None else f'{bps / 2**30:.2f} GiB'} |")
     lines += ["", "Plots: plots/*.png. Raw: results.jsonl; per-world logs: logs/.", ""]
     return "\n".join(lines)

@@ -29,7 +29,7 @@ enum exit_status : int {
 struct daemon_options {
   std::string platform = "xen";  ///< "xen" | "sim"
   std::string sim_dir = "/run/unetback-sim";
-  std::optional<std::string> xenstore;  ///< XENSTORED_PATH override
+  std::optional<std::string> xenstore;                 ///< XENSTORED_PATH override
   std::string control_socket = "/run/unetbackd.sock";  ///< unetbackctl's peer
   spdlog::level::level_enum log_level = spdlog::level::info;
   service::log_target log_target = service::log_target::automatic;
