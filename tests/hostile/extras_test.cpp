@@ -114,8 +114,8 @@ TEST_F(Extras, MulticastFilterFloodIsBounded) {
   std::vector<std::int16_t> expected;
   constexpr int additions = 100;
   for (int i = 0; i < additions; ++i) {
-    const mac_bytes mac{0x01, 0x00, 0x5e, 0x00, static_cast<std::uint8_t>(i >> 8),
-                        static_cast<std::uint8_t>(i)};
+    const mac_bytes mac{
+        0x01, 0x00, 0x5e, 0x00, static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i)};
     t.put(t.slot(1, 0, 0, extra_info));
     t.put_extra(mcast_extra(rings::extra_type::mcast_add, mac));
     expected.push_back(i < 64 ? okay : error);

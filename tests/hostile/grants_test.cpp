@@ -33,8 +33,8 @@ TEST_F(Grants, BadTxGrantRefsAreDroppedPerPacket) {
   const auto before = counter("tx_drops_grant_copy");
   begin_attack();
   // beyond the grant table, the reserved refs, a free (never granted) ref
-  const std::vector<std::uint32_t> bad{0xFFFFFFFFU, 0x7FFFFFFFU, 0,
-                                       7, guest().domain().grant_count() - 1};
+  const std::vector<std::uint32_t> bad{0xFFFFFFFFU, 0x7FFFFFFFU, 0, 7,
+                                       guest().domain().grant_count() - 1};
   for (const std::uint32_t gref : bad) {
     EXPECT_EQ(send_through(t, gref), error) << "gref " << gref;
   }
@@ -61,8 +61,7 @@ TEST_F(Grants, GrantForAnotherDomainIsDroppedPerPacket) {
   const auto before = counter("tx_drops_grant_copy");
   begin_attack();
   const std::uint32_t page = guest().domain().alloc_page();
-  const grant_ref foreign =
-      guest().hostile().grant(page, other_guest, sim::grant_mode::read_only);
+  const grant_ref foreign = guest().hostile().grant(page, other_guest, sim::grant_mode::read_only);
   EXPECT_EQ(send_through(t, foreign.value()), error);
   // A grant entry with garbage flags and an out-of-range frame.
   guest().hostile().write_grant_entry(foreign, 0xFFFF, domid{0}, 0xFFFFFFFFU);
@@ -133,7 +132,8 @@ TEST_F(Grants, BadRxBufferGrantsGiveErrorSlots) {
   begin_attack();
   sim::guest_domain& d = guest().domain();
   const grant_ref read_only = d.grant_access(d.alloc_page(), domid{0}, sim::grant_mode::read_only);
-  const grant_ref foreign = d.grant_access(d.alloc_page(), other_guest, sim::grant_mode::read_write);
+  const grant_ref foreign =
+      d.grant_access(d.alloc_page(), other_guest, sim::grant_mode::read_write);
   const std::vector<grant_ref> bad{grant_ref(0xFFFFFFFFU), grant_ref(3), read_only, foreign};
   std::uint8_t seed = 0;
   for (const grant_ref gref : bad) {

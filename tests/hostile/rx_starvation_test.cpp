@@ -69,7 +69,7 @@ TEST_F(RxStarvation, GuestThatNeverPostsRxBuffersKeepsMemoryBounded) {
 
 TEST_F(RxStarvation, GuestThatStopsConsumingRxResponsesKeepsMemoryBounded) {
   isolate_hostile_vif();
-  guest().connect();  // 256 RX buffers posted at connect
+  guest().connect();                                // 256 RX buffers posted at connect
   rx_driver rx(guest(), guest().stopped_queue(0));  // nobody consumes or re-posts now
   raw_port inject(w().host_ns(), hostile_guest::vif);
   begin_attack();
@@ -96,8 +96,8 @@ TEST_F(RxStarvation, HeadPacketNeedingMoreSlotsThanPostedWaitsForThem) {
   const mac_bytes from = parse_mac("02:00:00:00:00:01");
   begin_attack();
   rx.post_buffer();
-  ASSERT_TRUE(inject.send(test_frame(to, from, 9000, 1)));   // needs 3 slots (feature-sg)
-  ASSERT_TRUE(inject.send(test_frame(to, from, 100, 2)));    // would fit in one
+  ASSERT_TRUE(inject.send(test_frame(to, from, 9000, 1)));  // needs 3 slots (feature-sg)
+  ASSERT_TRUE(inject.send(test_frame(to, from, 100, 2)));   // would fit in one
   std::this_thread::sleep_for(std::chrono::seconds(2));
   EXPECT_EQ(rx.unconsumed(), 0U) << "the daemon delivered around or part of the head packet";
   rx.post_buffer();

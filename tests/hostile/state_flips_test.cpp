@@ -35,9 +35,9 @@ TEST_F(StateFlips, RapidFrontendStateFlipsAreContained) {
   ASSERT_TRUE(guest().wait_backend_state({4}));
   const std::size_t fds_before = daemon_fds();
   begin_attack();
-  const std::vector<std::string> values{"0",   "1",  "2",          "3",  "4",  "5", "6", "7",
-                                        "8",   "9",  "-1",         "abc", "",  "4 ", "04",
-                                        "0x4", "99", "4294967300"};
+  const std::vector<std::string> values{"0", "1",  "2",  "3",   "4",  "5",
+                                        "6", "7",  "8",  "9",   "-1", "abc",
+                                        "",  "4 ", "04", "0x4", "99", "4294967300"};
   std::mt19937 rng(20240417);
   for (int i = 0; i < 3000; ++i) {
     guest().write_state(values[rng() % values.size()]);

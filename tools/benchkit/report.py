@@ -227,9 +227,9 @@ def plot(out, rows):
                 short = k[0].replace("_STREAM", "").replace("_RR", "-RR")
                 label = f"{short} {k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
                 f.write(f'"{label}" ' + " ".join(vals) + "\n")
-        scripts.append(histogram(plots / "ratio.png", dat,
-                                 "unetback / (a) tap-relay (primary metric; 1 = the limit)",
-                                 len(ratio_cols), unity_line=True))
+        title = "unetback / (a) tap-relay (primary metric; 1 = as fast as tap-relay)"
+        scripts.append(histogram(plots / "ratio.png", dat, title, len(ratio_cols),
+                                 unity_line=True))
     for s in scripts:
         try:
             subprocess.run(["gnuplot"], input=s, text=True, check=True, capture_output=True)

@@ -15,7 +15,8 @@
 #   tests: TCP_STREAM:P4-l128:guest_rx (4 streams, 128-byte writes),
 #          UDP_STREAM:64:guest_tx (datagram bytes), TCP_RR:64:guest_tx (message bytes)
 # Environment: UNETBACK_BIN (unetbackd, netfront-sim, sim-xenstored, sim-xl,
-# unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us).
+# unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us),
+# BENCH_NO_GSO=1 (no TSO on the TAPs: netfront-sim and tap-relay --no-gso).
 
 BENCH_PATH=$1 BENCH_QUEUES=$2 BENCH_POLL=$3 BENCH_SECS=$4
 BENCH_RESULTS=$5 BENCH_LOGDIR=$6 BENCH_CMD=$7 BENCH_REPLY=$8
@@ -57,17 +58,21 @@ build_unetback() {
   start_host_ns
   start_daemon "${flags[@]}"
   DP_PIDS+=("${PIDS[-1]}")
-  start_guest 1 "$BENCH_QUEUES"
+  local guest_flags=()
+  ((${BENCH_NO_GSO:-0})) && guest_flags+=(--no-gso)
+  start_guest 1 "$BENCH_QUEUES" "${guest_flags[@]}"
   DP_PIDS+=("${PIDS[-1]}")
 }
 
 # Baseline (a): the same two TAPs, relayed by tap-relay.
 build_relay() {
+  local flags=()
+  ((${BENCH_NO_GSO:-0})) && flags+=(--no-gso)
   start_host_ns
   make_guest_ns
   start_bg tap-relay ip netns exec "$HOST_NS" "$UNETBACK_BIN/tap-relay" \
     --guest-netns "$(guest_ns 1)" --bridge "$BRIDGE" --queues "$BENCH_QUEUES" \
-    --guest-mac 00:16:3e:00:00:01 --ready-file "$WORLD/relay.ready"
+    --guest-mac 00:16:3e:00:00:01 --ready-file "$WORLD/relay.ready" "${flags[@]}"
   DP_PIDS+=("${PIDS[-1]}")
   wait_for 10 "tap-relay ready" test -f "$WORLD/relay.ready"
   guest_addr_up

@@ -35,6 +35,8 @@
 #include <span>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "event_pump.hpp"
 #include "fake_platform.hpp"
 #include "queue_context.hpp"
@@ -142,25 +144,58 @@ class queue_under_fuzz {
   queue_under_fuzz& operator=(const queue_under_fuzz&) = delete;
 
   void run() {
-    for (int steps = 0; steps < 2000 && !in_.empty(); ++steps) {
+    for (int steps = 0; steps < 1000 && !in_.empty(); ++steps) {
       switch (static_cast<op>(in_.u8() % op_count)) {
-        case tx_slot: write_tx_slot(); break;
-        case tx_extra: write_tx_extra(); break;
-        case tx_publish: publish(tx_ref_, tx_prod_); break;
-        case kick: channel_.kick(config_.split_event_channels && (in_.u8() & 1) ? rx_port : tx_port); break;
-        case backend_step: step(); break;
-        case rx_post: post_rx(); break;
-        case rx_publish: publish(rx_ref_, rx_prod_); break;
-        case tap_inject: inject(); break;
-        case grant_op: grant_change(); break;
-        case advance_time: now_ += std::chrono::milliseconds(std::uint32_t{in_.u16()} * 16); break;
-        case guest_tx_responses: read_tx_responses(); break;
-        case guest_rx_responses: read_rx_responses(); break;
-        case tap_drain: drain_tap(); break;
-        case ctrl_request: control(); break;
-        case multicast: mcast(); break;
-        case scribble: scribble_page(); break;
-        case op_count: break;
+        case tx_slot:
+          write_tx_slot();
+          break;
+        case tx_extra:
+          write_tx_extra();
+          break;
+        case tx_publish:
+          publish(tx_ref_, tx_prod_);
+          break;
+        case kick:
+          channel_.kick(config_.split_event_channels && (in_.u8() & 1) ? rx_port : tx_port);
+          break;
+        case backend_step:
+          step();
+          break;
+        case rx_post:
+          post_rx();
+          break;
+        case rx_publish:
+          publish(rx_ref_, rx_prod_);
+          break;
+        case tap_inject:
+          inject();
+          break;
+        case grant_op:
+          grant_change();
+          break;
+        case advance_time:
+          now_ += std::chrono::milliseconds(std::uint32_t{in_.u16()} * 16);
+          break;
+        case guest_tx_responses:
+          read_tx_responses();
+          break;
+        case guest_rx_responses:
+          read_rx_responses();
+          break;
+        case tap_drain:
+          drain_tap();
+          break;
+        case ctrl_request:
+          control();
+          break;
+        case multicast:
+          mcast();
+          break;
+        case scribble:
+          scribble_page();
+          break;
+        case op_count:
+          break;
       }
     }
     for (int i = 0; i < 4; ++i) {  // let the backend finish what is pending
@@ -208,12 +243,18 @@ class queue_under_fuzz {
   std::uint32_t pick_ref() {
     const std::uint8_t sel = in_.u8();
     switch (sel % 16) {
-      case 8: return tx_ref_;
-      case 9: return rx_ref_;
-      case 10: return 0xFFFFFFFFU;
-      case 11: return 0;
-      case 12: return in_.u32();
-      default: return refs_[sel % data_refs];
+      case 8:
+        return tx_ref_;
+      case 9:
+        return rx_ref_;
+      case 10:
+        return 0xFFFFFFFFU;
+      case 11:
+        return 0;
+      case 12:
+        return in_.u32();
+      default:
+        return refs_[sel % data_refs];
     }
   }
 
@@ -248,7 +289,8 @@ class queue_under_fuzz {
   void publish(std::uint32_t ring_ref, std::uint32_t honest) {
     const std::uint8_t mode = in_.u8();
     const std::uint32_t value = (mode & 7) == 0 ? in_.u32() : honest;
-    std::atomic_ref<std::uint32_t>(header(ring_ref).req_prod).store(value, std::memory_order_release);
+    std::atomic_ref<std::uint32_t>(header(ring_ref).req_prod)
+        .store(value, std::memory_order_release);
   }
 
   void post_rx() {
@@ -488,6 +530,12 @@ class queue_under_fuzz {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // The data path logs (rate-limited) every drop; the fuzzer wants speed.
+  static const bool quiet = [] {
+    spdlog::set_level(spdlog::level::off);
+    return true;
+  }();
+  (void)quiet;
   input in(data, size);
   queue_under_fuzz q(in);
   q.run();

@@ -24,8 +24,7 @@ struct exec_args {
   std::vector<char*> argv;
   std::vector<char*> envp;
 
-  exec_args(const std::vector<std::string>& a, const std::vector<std::string>& extra)
-      : args(a) {
+  exec_args(const std::vector<std::string>& a, const std::vector<std::string>& extra) : args(a) {
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string_view kv(*e);
       bool overridden = false;
@@ -111,8 +110,7 @@ int exit_code_of(std::optional<int> status) {
 
 }  // namespace
 
-child_process::child_process(const std::vector<std::string>& argv,
-                             const std::filesystem::path& log,
+child_process::child_process(const std::vector<std::string>& argv, const std::filesystem::path& log,
                              const std::vector<std::string>& extra_env) {
   exec_args a(argv, extra_env);
   const int fd = open_log(log);

@@ -49,9 +49,8 @@ int run_command(const std::vector<std::string>& argv, const std::filesystem::pat
 
 /// Runs `argv` and returns its stdout (stderr goes to `log`); nullopt on a
 /// non-zero exit or timeout.
-std::optional<std::string> capture_command(const std::vector<std::string>& argv,
-                                           const std::filesystem::path& log,
-                                           std::chrono::milliseconds timeout =
-                                               std::chrono::seconds(30));
+std::optional<std::string> capture_command(
+    const std::vector<std::string>& argv, const std::filesystem::path& log,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 }  // namespace unetback::hostile

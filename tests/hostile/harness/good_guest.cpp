@@ -33,9 +33,9 @@ good_guest::good_guest(world& w, unsigned queues) : world_(w) {
   }
   traffic_ = std::make_unique<traffic_monitor>(ns_, ip, w.host_ns(), world::host_ip());
   // The first probes resolve ARP through the bridge; wait until echoes pass.
-  const bool passing = wait_until(
-      [&] { return traffic_->probe(5, std::chrono::milliseconds(50)).received >= 4; },
-      state_timeout, std::chrono::milliseconds(100));
+  const bool passing =
+      wait_until([&] { return traffic_->probe(5, std::chrono::milliseconds(50)).received >= 4; },
+                 state_timeout, std::chrono::milliseconds(100));
   if (!passing) {
     throw std::runtime_error("no UDP echo through the good guest's vif");
   }

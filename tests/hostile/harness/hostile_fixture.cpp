@@ -126,11 +126,10 @@ void hostile_test::expect_contained(std::uint64_t rss_bound_kib) {
   EXPECT_TRUE(good().alive()) << "the good guest's netfront-sim exited";
   const std::uint64_t rss_after = w().daemon_rss_kib();
   const std::uint64_t growth = rss_after > rss_before_kib_ ? rss_after - rss_before_kib_ : 0;
-  EXPECT_LE(growth, rss_bound_kib) << "unetbackd VmRSS grew from " << rss_before_kib_ << " to "
-                                   << rss_after << " KiB";
-  std::cerr << "[contained] echoes during " << during.received << "/" << during.sent
-            << ", VmRSS " << rss_before_kib_ << " -> " << rss_after << " KiB (bound +"
-            << rss_bound_kib << ")\n";
+  EXPECT_LE(growth, rss_bound_kib)
+      << "unetbackd VmRSS grew from " << rss_before_kib_ << " to " << rss_after << " KiB";
+  std::cerr << "[contained] echoes during " << during.received << "/" << during.sent << ", VmRSS "
+            << rss_before_kib_ << " -> " << rss_after << " KiB (bound +" << rss_bound_kib << ")\n";
 }
 
 void hostile_test::expect_vif_disabled(const std::string& reason, bool queue_fault) {
@@ -163,6 +162,11 @@ void hostile_test::expect_connect_refused(const std::string& fragment) {
 void hostile_test::expect_vif_connected() {
   EXPECT_EQ(guest().backend_state(), 4);
   EXPECT_EQ(w().read(world::error_node(hostile_guest::id)), std::nullopt);
+}
+
+void hostile_test::drop_hostile_guest() {
+  tx_.reset();
+  hostile_.reset();
 }
 
 void hostile_test::isolate_hostile_vif() {

@@ -78,6 +78,9 @@ class hostile_test : public ::testing::Test {
   /// The vif is still Connected and has no error node.
   void expect_vif_connected();
 
+  /// Destroys the in-process hostile guest without any frontend handshake
+  /// (as if the guest crashed): memory, grants, ports, XenStore connection.
+  void drop_hostile_guest();
   /// Takes vif2.0 off the bridge: only frames a test injects reach the
   /// hostile guest's RX ring (no ARP floods from the good guest).
   void isolate_hostile_vif();

@@ -110,8 +110,8 @@ void hostile_guest::connect() {
   sim::device_options d;
   d.self = id;
   d.devid = 0;
-  d.request = {options_.queues, options_.split_event_channels, options_.sg, options_.gso, true,
-               false};
+  d.request = {
+      options_.queues, options_.split_event_channels, options_.sg, options_.gso, true, false};
   d.reconnect = true;
   auto opener = [this](std::uint32_t queues, const sim::backend_features&,
                        const std::optional<std::string>&) {
@@ -210,8 +210,8 @@ rings::tx_front_ring& tx_driver::ring() {
   return q_.tx_ring();
 }
 
-rings::tx_request tx_driver::slot(std::size_t page_index, std::uint16_t offset,
-                                  std::uint16_t size, std::uint16_t flags) {
+rings::tx_request tx_driver::slot(std::size_t page_index, std::uint16_t offset, std::uint16_t size,
+                                  std::uint16_t flags) {
   rings::tx_request r{};
   r.gref = ref(page_index).value();
   r.offset = offset;
@@ -248,8 +248,8 @@ void tx_driver::send_valid(std::uint16_t size) {
 }
 
 void tx_driver::publish_req_prod(std::uint32_t value) {
-  store_release(g_.domain().page(q_.tx_ring_page()).data() + offsetof(rings::sring_header, req_prod),
-                value);
+  store_release(
+      g_.domain().page(q_.tx_ring_page()).data() + offsetof(rings::sring_header, req_prod), value);
 }
 
 rings::tx_request* tx_driver::shared_slot(std::uint32_t idx) {
@@ -323,8 +323,8 @@ std::uint32_t rx_driver::unconsumed() {
 }
 
 void rx_driver::publish_req_prod(std::uint32_t value) {
-  store_release(g_.domain().page(q_.rx_ring_page()).data() + offsetof(rings::sring_header, req_prod),
-                value);
+  store_release(
+      g_.domain().page(q_.rx_ring_page()).data() + offsetof(rings::sring_header, req_prod), value);
   kick();
 }
 
@@ -427,8 +427,7 @@ std::optional<rings::ctrl_response> raw_ctrl_ring::call(std::uint16_t type, std:
 
 // ---------------------------------------------------------------- manual_frontend
 
-manual_frontend::manual_frontend(hostile_guest& g, std::uint32_t queues, bool split,
-                                 bool ctrl_ring)
+manual_frontend::manual_frontend(hostile_guest& g, std::uint32_t queues, bool split, bool ctrl_ring)
     : g_(g) {
   const std::string be_path = world::backend_path(hostile_guest::id);
   be_ = sim::read_backend_features(

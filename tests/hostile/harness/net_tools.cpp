@@ -171,6 +171,7 @@ traffic_result traffic_monitor::probe(std::uint32_t count, std::chrono::millisec
 void traffic_monitor::start(std::chrono::milliseconds interval) {
   result_ = {};
   seq_ = 0;
+  sent_ = 0;
   seen_.assign(1U << 20, false);
   running_ = true;
   sender_ = std::thread([this, interval] { send_loop(interval); });
@@ -182,6 +183,7 @@ void traffic_monitor::send_loop(std::chrono::milliseconds interval) {
     if (::send(client_fd_, &seq, sizeof seq, MSG_DONTWAIT) == sizeof seq) {
       ++result_.sent;
     }
+    sent_.store(seq_);
     receive_pending(interval);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -191,6 +193,12 @@ void traffic_monitor::send_loop(std::chrono::milliseconds interval) {
 }
 
 traffic_result traffic_monitor::stop() {
+  // However short the attack, the good guest's traffic ran during it: at
+  // least 50 probes were sent before the monitor stops.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (sent_.load() < 50 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   running_ = false;
   if (sender_.joinable()) {
     sender_.join();

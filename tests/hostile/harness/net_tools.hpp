@@ -9,8 +9,8 @@
 //    frames towards a guest (flooding its RX ring) or capture what a guest
 //    transmitted.
 
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -65,6 +65,7 @@ class traffic_monitor {
   std::thread echo_;
   std::thread sender_;
   std::uint32_t seq_ = 0;
+  std::atomic<std::uint32_t> sent_{0};  ///< probes attempted (read by stop())
   std::vector<bool> seen_;
   traffic_result result_;
 };

@@ -98,7 +98,8 @@ void world::create_host_ns() {
   ns_created_ = true;
   // No IPv6 in the host namespace: no router solicitations, DAD or MLD
   // frames wander into a guest's RX ring behind a test's back.
-  for (const char* key : {"net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"}) {
+  for (const char* key :
+       {"net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"}) {
     run_command({"ip", "netns", "exec", host_ns_, "sysctl", "-q", "-w", key}, log);
   }
   const std::vector<std::vector<std::string>> steps{
@@ -193,11 +194,11 @@ void world::domain_create(domid d) {
 }
 
 void world::network_attach(domid d, const std::string& mac) {
-  const int rc = run_command({"ip", "netns", "exec", host_ns_, bin("sim-xl").string(), "--xenstore",
-                              (xs_dir() / "socket").string(), "network-attach",
-                              std::to_string(d.value()), std::string("bridge=") + bridge(),
-                              "mac=" + mac},
-                             logs() / "sim-xl.log", 60s);
+  const int rc =
+      run_command({"ip", "netns", "exec", host_ns_, bin("sim-xl").string(), "--xenstore",
+                   (xs_dir() / "socket").string(), "network-attach", std::to_string(d.value()),
+                   std::string("bridge=") + bridge(), "mac=" + mac},
+                  logs() / "sim-xl.log", 60s);
   if (rc != 0) {
     throw std::runtime_error(fmt::format("sim-xl network-attach {} failed:\n{}\n{}", d.value(),
                                          read_file(logs() / "sim-xl.log"), daemon_log()));
@@ -220,14 +221,13 @@ std::string world::daemon_log() const {
 }
 
 bool world::wait_log(const std::string& needle, std::chrono::milliseconds timeout) {
-  return wait_until([&] { return daemon_log().find(needle) != std::string::npos; }, timeout,
-                    50ms);
+  return wait_until([&] { return daemon_log().find(needle) != std::string::npos; }, timeout, 50ms);
 }
 
 std::string world::sanitizer_report() const {
   const std::string log = daemon_log();
-  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-                             "WARNING: ThreadSanitizer"}) {
+  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                             "runtime error:", "WARNING: ThreadSanitizer"}) {
     const auto at = log.find(marker);
     if (at != std::string::npos) {
       return log.substr(at, 4000);
@@ -237,10 +237,10 @@ std::string world::sanitizer_report() const {
 }
 
 nlohmann::json world::stats(domid d) {
-  const auto out = capture_command(
-      {bin("unetbackctl").string(), "--socket", (dir_ / "ctl.sock").string(), "stats",
-       fmt::format("vif{}.0", d.value()), "--json"},
-      logs() / "unetbackctl.log", 10s);
+  const auto out =
+      capture_command({bin("unetbackctl").string(), "--socket", (dir_ / "ctl.sock").string(),
+                       "stats", fmt::format("vif{}.0", d.value()), "--json"},
+                      logs() / "unetbackctl.log", 10s);
   if (!out) {
     return nullptr;
   }
@@ -256,8 +256,8 @@ int world::stop_daemon() {
 }
 
 nlohmann::json world::host_link_stats(const std::string& ifname) {
-  const auto out = capture_command({"ip", "-n", host_ns_, "-s", "-j", "link", "show", "dev", ifname},
-                                   logs() / "world.log", 10s);
+  const auto out = capture_command(
+      {"ip", "-n", host_ns_, "-s", "-j", "link", "show", "dev", ifname}, logs() / "world.log", 10s);
   if (!out) {
     return nullptr;
   }

@@ -36,8 +36,10 @@ fail() {
 # check_fail REASON: report a failed check and carry on; finish then exits non-zero
 check_fail() { echo "LAB-FAIL scenario=$SCENARIO $*" >&3; echo "$*" >>"$FAILS_FILE"; }
 failed_checks() { wc -l <"$FAILS_FILE"; }
+# (lab.dump=1: the diagnostics also when everything passed)
 finish() {
   if [ "$(failed_checks)" -gt 0 ]; then dump_diagnostics >&3; exit 1; fi
+  [ "${LAB_DUMP:-0}" = 1 ] && dump_diagnostics >&3
   exit 0
 }
 
@@ -47,7 +49,7 @@ dump_diagnostics() {
   lsmod | grep -E 'xen_netback|xen_netfront' || echo "(xen-netback not loaded)"
   echo "--- backend/vif in XenStore"
   xenstore-ls -f /local/domain/0/backend/vif 2>&1 | grep -E '/(state|online|hotplug-status|hotplug-error|multi-queue-max-queues)' | head -40
-  if [ -f "$UNETBACKD_LOG" ]; then echo "--- tail of $UNETBACKD_LOG"; tail -40 "$UNETBACKD_LOG"; fi
+  if [ -f "$UNETBACKD_LOG" ]; then echo "--- tail of $UNETBACKD_LOG"; tail -"${LAB_LOG_LINES:-40}" "$UNETBACKD_LOG"; fi
   local f
   for f in /var/log/xen/console/guest-*.log; do
     [ -f "$f" ] || continue
