@@ -20,29 +20,43 @@ class Garbage : public hostile_test {};
 TEST_F(Garbage, RandomTxRingContentsNeverHurtTheDaemon) {
   connect_and_drive();
   begin_attack();
-  std::mt19937 rng(0x5eed);
+  std::mt19937 rng(0x5eed);  // 32-bit results
   int faults = 0;
   int answered_rounds = 0;
   for (int round = 0; round < 40; ++round) {
     tx_driver& t = tx();
     for (std::uint32_t i = 0; i < rings::tx_front_ring::size; ++i) {
+      // Mostly plausible slots (so rounds get answered), sometimes anything.
+      const bool wild = rng() % 512 == 0;
       rings::tx_request r{};
-      const std::uint32_t pick = rng() % 8;
-      r.gref = pick < 6 ? t.ref(rng() % tx_driver::data_pages).value() : rng();
-      r.offset = static_cast<std::uint16_t>(pick < 4 ? rng() % 4096 : rng());
-      r.flags = static_cast<std::uint16_t>(rng() % 16);
+      r.gref = rng() % 16 != 0 ? t.ref(rng() % tx_driver::data_pages).value()
+                               : static_cast<std::uint32_t>(rng());
+      r.size = static_cast<std::uint16_t>(wild ? rng() : rng() % 1500);
+      r.offset = static_cast<std::uint16_t>(wild ? rng() : rng() % (4097 - r.size));
+      r.flags = static_cast<std::uint16_t>(wild ? rng() % 16 : (rng() % 3 == 0 ? 4 : 0));
+      if (i + 1 == rings::tx_front_ring::size && !wild) {
+        r.flags = 0;  // a chain cut by the end of the ring is the usual fault: not every round
+      }
       r.id = static_cast<std::uint16_t>(rng());
-      r.size = static_cast<std::uint16_t>(pick < 3 ? rng() % 1500 : rng());
       t.put(r);
     }
     t.push();
-    const auto rsp = t.responses(rings::tx_front_ring::size, std::chrono::seconds(3));
+    std::vector<rings::tx_response> rsp;
+    wait_until(
+        [&] {
+          const auto more = t.responses(rings::tx_front_ring::size - rsp.size(),
+                                        std::chrono::milliseconds(50));
+          rsp.insert(rsp.end(), more.begin(), more.end());
+          const auto st = guest().backend_state();
+          return rsp.size() == rings::tx_front_ring::size || st == 5 || st == 6;
+        },
+        state_timeout);
+    for (const auto& x : rsp) {
+      EXPECT_TRUE(x.status >= rings::netif_rsp::dropped && x.status <= rings::netif_rsp::null)
+          << "status " << x.status;
+    }
     if (rsp.size() == rings::tx_front_ring::size) {
       ++answered_rounds;
-      for (const auto& x : rsp) {
-        EXPECT_TRUE(x.status >= rings::netif_rsp::dropped && x.status <= rings::netif_rsp::null)
-            << "status " << x.status;
-      }
       continue;
     }
     // Not all answered: the vif must have been disabled (a fatal slot).
@@ -89,9 +103,7 @@ TEST_F(Garbage, GuestThatVanishesWhileConnectedIsContained) {
 TEST_F(Garbage, GuestClosingItsEventChannelIsContained) {
   tx_driver& t = connect_and_drive();
   begin_attack();
-  sim::frontend_queue& q = guest().device().queues().at(0)->events()
-                               ? *guest().device().queues().at(0)
-                               : *guest().device().queues().at(0);
+  sim::frontend_queue& q = *guest().device().queues().at(0);
   q.events().close(q.tx_port());
   for (int i = 0; i < 50; ++i) {
     t.put(t.slot(1, 0, 60));
