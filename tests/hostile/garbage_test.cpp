@@ -44,8 +44,8 @@ TEST_F(Garbage, RandomTxRingContentsNeverHurtTheDaemon) {
     std::vector<rings::tx_response> rsp;
     wait_until(
         [&] {
-          const auto more = t.responses(rings::tx_front_ring::size - rsp.size(),
-                                        std::chrono::milliseconds(50));
+          const auto more =
+              t.responses(rings::tx_front_ring::size - rsp.size(), std::chrono::milliseconds(50));
           rsp.insert(rsp.end(), more.begin(), more.end());
           const auto st = guest().backend_state();
           return rsp.size() == rings::tx_front_ring::size || st == 5 || st == 6;
