@@ -5,8 +5,10 @@
 // bounded in memory and file descriptors, serve the other guest, and connect
 // this vif normally afterwards.
 
+#include <atomic>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -60,6 +62,81 @@ TEST_F(StateFlips, WatchEventFloodIsContained) {
   }
   m.connect();
   EXPECT_TRUE(guest().wait_backend_state({4})) << "the vif did not connect after the flood";
+  expect_contained();
+}
+
+}  // namespace
+}  // namespace unetback::hostile
+
+namespace unetback::hostile {
+namespace {
+
+class Unplug : public hostile_test {
+ protected:
+  /// `xl network-detach 2 0` in the host namespace; its exit code.
+  int network_detach() {
+    return run_command(
+        {"ip", "netns", "exec", w().host_ns(), w().bin("sim-xl").string(), "--xenstore",
+         (w().xs_dir() / "socket").string(), "network-detach", "2", "0"},
+        w().logs() / "sim-xl.log", std::chrono::seconds(60));
+  }
+  /// vif2.0 still exists in the host namespace.
+  bool tap_exists() { return w().host_link_stats(hostile_guest::vif).is_object(); }
+};
+
+// The toolstack unplugs the vif while the guest storms its event channel:
+// the daemon must stop the queue (join its worker) and go Closing at once;
+// the guest stops storming when it sees Closing and closes like a netfront,
+// and the whole unplug finishes within libxl's 10 s.
+TEST_F(Unplug, DetachDuringAKickStormCompletes) {
+  connect_and_drive();
+  begin_attack();
+  std::atomic<bool> stop{false};
+  std::thread storm([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      guest().hostile().kick_storm(0, 200);
+    }
+  });
+  std::atomic<bool> detached{false};
+  int rc = -1;
+  const auto started = std::chrono::steady_clock::now();
+  std::thread detach([&] {
+    rc = network_detach();
+    detached = true;
+  });
+  const bool closing = guest().wait_backend_state({5, 6}, std::chrono::seconds(10));
+  const auto to_closing = std::chrono::steady_clock::now() - started;
+  stop = true;
+  storm.join();
+  wait_until(
+      [&] {
+        guest().pump();  // the guest now closes as a netfront does
+        return detached.load();
+      },
+      std::chrono::seconds(30));
+  detach.join();
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_TRUE(closing) << "the backend did not start closing during the storm";
+  EXPECT_LT(to_closing, std::chrono::seconds(2)) << "stopping the stormed queue was slow";
+  EXPECT_EQ(rc, 0) << "sim-xl network-detach: the backend did not reach Closed in 10 s";
+  EXPECT_LT(took, std::chrono::seconds(10));
+  EXPECT_TRUE(wait_until([&] { return !tap_exists(); }, state_timeout))
+      << "vif2.0 still exists after the unplug";
+  expect_contained();
+}
+
+// A frontend that ignores the unplug (stays Connected, never closes) cannot
+// pin the vif: libxl gives up after 10 s and removes the nodes, and the
+// daemon must then destroy the device and free its resources.
+TEST_F(Unplug, GuestIgnoringTheUnplugCannotPinTheVif) {
+  manual_frontend m(guest(), 2, false, false);
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  begin_attack();
+  (void)network_detach();  // 1 after libxl's 10 s wait, or 0 if the daemon closed anyway
+  EXPECT_FALSE(w().read(world::backend_path(hostile_guest::id)).has_value());
+  EXPECT_TRUE(wait_until([&] { return !tap_exists(); }, state_timeout))
+      << "vif2.0 still exists after the toolstack removed the device";
   expect_contained();
 }
 
