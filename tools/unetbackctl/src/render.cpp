@@ -7,8 +7,8 @@
 namespace unetback::ctl {
 
 std::string render_vif_list(const nlohmann::json& vifs) {
-  std::string out = fmt::format("{:<16} {:>6} {:>5} {:<14} {:<14} {:>6}\n", "VIF", "DOMID", "DEVID",
-                                "BACKEND", "FRONTEND", "QUEUES");
+  std::string out = fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6}\n", "VIF", "DOMID", "DEVID",
+                                "STATE", "TAP", "QUEUES");
   for (const auto& v : vifs) {
     const bool failed = v.value("failed", false);
     out += fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6}\n", v.value("name", "?"),
