@@ -51,6 +51,7 @@ struct cli_options {
   bool no_gso = false;
   std::optional<unsigned> mtu;
   bool ctrl_ring = false;
+  std::vector<std::uint32_t> hash_mapping;
   std::string netns;
   std::string ifname = "eth0";
   bool reconnect = false;
@@ -72,6 +73,10 @@ void add_options(CLI::App& app, cli_options& o) {
   app.add_flag("--no-gso", o.no_gso, "do not offer feature-gso-tcpv4/v6");
   app.add_option("--mtu", o.mtu, "guest interface MTU")->check(CLI::Range(68, 65521));
   app.add_flag("--ctrl-ring", o.ctrl_ring, "set up a control ring and send a Toeplitz config");
+  app.add_option("--hash-mapping", o.hash_mapping,
+                 "Toeplitz mapping to send, entry i -> queue (comma list; needs --ctrl-ring)")
+      ->delimiter(',')
+      ->needs("--ctrl-ring");
   app.add_option("--netns", o.netns, "guest network namespace (/run/netns/NAME)")->required();
   app.add_option("--ifname", o.ifname, "guest interface name")->capture_default_str();
   app.add_flag("--reconnect", o.reconnect, "re-initialise after the backend closes");
@@ -236,6 +241,7 @@ int main(int argc, char** argv) {
     d.devid = o.devid;
     d.request = {o.queues, o.split, !o.no_sg, !o.no_gso, true, o.ctrl_ring};
     d.reconnect = o.reconnect;
+    d.hash_mapping = o.hash_mapping;
     dev = std::make_unique<sim::frontend_device>(*dom, *xs, d, make_tap_opener(o));
     dev->write_state(sim::xenbus_state::initialising);
   } catch (const std::exception& e) {

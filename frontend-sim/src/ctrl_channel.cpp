@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -19,7 +20,7 @@ constexpr std::array<std::uint8_t, 40> rss_key = {
     0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
     0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa};
 
-constexpr std::uint32_t mapping_size = 128;
+constexpr std::uint32_t default_mapping_size = 128;
 
 }  // namespace
 
@@ -78,13 +79,17 @@ std::optional<rings::ctrl_response> ctrl_channel::call(std::uint16_t type, std::
   return std::nullopt;
 }
 
-bool ctrl_channel::configure_toeplitz(std::uint32_t queues) {
+bool ctrl_channel::configure_toeplitz(std::uint32_t queues,
+                                      std::span<const std::uint32_t> mapping) {
   const std::uint32_t key_page = domain_.alloc_page();
   std::memcpy(domain_.page(key_page).data(), rss_key.data(), rss_key.size());
   const grant_ref key_ref = domain_.grant_access(key_page, backend_, grant_mode::read_only);
   const std::uint32_t map_page = domain_.alloc_page();
-  for (std::uint32_t i = 0; i < mapping_size; ++i) {
-    const std::uint32_t q = queues == 0 ? 0 : i % queues;
+  const auto entries = static_cast<std::uint32_t>(
+      mapping.empty() ? default_mapping_size
+                      : std::min<std::size_t>(mapping.size(), rings::page_size / 4));
+  for (std::uint32_t i = 0; i < entries; ++i) {
+    const std::uint32_t q = !mapping.empty() ? mapping[i] : (queues == 0 ? 0 : i % queues);
     std::memcpy(domain_.page(map_page).data() + i * sizeof q, &q, sizeof q);
   }
   const grant_ref map_ref = domain_.grant_access(map_page, backend_, grant_mode::read_only);
@@ -96,8 +101,8 @@ bool ctrl_channel::configure_toeplitz(std::uint32_t queues) {
       ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_FLAGS, rings::supported_hash_types)) &&
       ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, key_ref.value(),
               static_cast<std::uint32_t>(rss_key.size()))) &&
-      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, mapping_size)) &&
-      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref.value(), mapping_size, 0));
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, entries)) &&
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref.value(), entries, 0));
   for (const auto& [ref, page] : {std::pair{key_ref, key_page}, std::pair{map_ref, map_page}}) {
     if (!domain_.end_access(ref)) {
       domain_.free_page(page);

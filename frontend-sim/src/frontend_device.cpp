@@ -163,7 +163,8 @@ frontend_device::outcome frontend_device::on_connected() {
   connected_ = true;
   spdlog::info("{}: connected to {} ({} queue(s))", fe_path_, be_path_, queues_.size());
   if (ctrl_) {
-    ctrl_ok_ = ctrl_->configure_toeplitz(static_cast<std::uint32_t>(queues_.size()));
+    ctrl_ok_ = ctrl_->configure_toeplitz(static_cast<std::uint32_t>(queues_.size()),
+                                         options_.hash_mapping);
   }
   return outcome::connected;
 }

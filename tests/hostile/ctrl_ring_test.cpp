@@ -63,6 +63,7 @@ class CtrlRing : public hostile_test {
 TEST_F(CtrlRing, HashMappingWithOverflowingOffsetOrLengthIsRejected) {
   enable_toeplitz_with_table();
   const grant_ref t = table(std::vector<std::uint32_t>(1024, 1));
+  const auto rejected = counter("invalid_parameter");
   begin_attack();
   const std::uint16_t set = XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING;
   EXPECT_EQ(call(set, t.value(), 2, 0xFFFFFFFFU), invalid);  // offset + len wraps
@@ -72,6 +73,8 @@ TEST_F(CtrlRing, HashMappingWithOverflowingOffsetOrLengthIsRejected) {
   EXPECT_EQ(call(set, t.value(), 1024, 0), invalid);         // len > size, len * 4 == 4096
   EXPECT_EQ(call(set, t.value(), 0x40000001U, 0), invalid);  // len * 4 wraps to 4
   EXPECT_EQ(call(set, t.value(), 128, 0), success);          // the whole table: fine
+  EXPECT_EQ(counter("invalid_parameter"), rejected + 6);     // unetbackctl stats: "ctrl"
+  EXPECT_TRUE(w().wait_log("control ring request type 6 rejected (status 2)"));
   expect_vif_connected();
   expect_contained();
 }
@@ -89,6 +92,7 @@ TEST_F(CtrlRing, HashMappingEntriesNotBelowNumQueuesAreRejected) {
 
 TEST_F(CtrlRing, OversizedKeysAndTablesAreRejected) {
   const grant_ref key = table(std::vector<std::uint32_t>(1024, 0x6d5a6d5aU));
+  const auto overflows = counter("buffer_overflow");
   begin_attack();
   const std::uint16_t set_key = XEN_NETIF_CTRL_TYPE_SET_HASH_KEY;
   EXPECT_EQ(call(set_key, key.value(), 41), overflow);
@@ -100,11 +104,13 @@ TEST_F(CtrlRing, OversizedKeysAndTablesAreRejected) {
   EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, 0xFFFFFFFFU), invalid);
   EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, 2), invalid);
   EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_FLAGS, 0x10), invalid);  // no algorithm yet, bad bit
+  EXPECT_EQ(counter("buffer_overflow"), overflows + 3);
   expect_vif_connected();
   expect_contained();
 }
 
 TEST_F(CtrlRing, UnknownMessageTypesAreNotSupported) {
+  const auto unsupported = counter("not_supported");
   begin_attack();
   for (const std::uint16_t type :
        {std::uint16_t{0}, std::uint16_t{8}, std::uint16_t{9}, std::uint16_t{10}, std::uint16_t{11},
@@ -112,6 +118,7 @@ TEST_F(CtrlRing, UnknownMessageTypesAreNotSupported) {
     EXPECT_EQ(call(type, 0xFFFFFFFFU, 0xFFFFFFFFU, 0xFFFFFFFFU), not_supported) << "type " << type;
   }
   EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_GET_HASH_FLAGS), not_supported);  // algorithm NONE
+  EXPECT_EQ(counter("not_supported"), unsupported + 8);
   expect_vif_connected();
   expect_contained();
 }
@@ -165,10 +172,16 @@ TEST_F(CtrlRing, RequestRewrittenWhileTheBackendReadsItIsContained) {
         off.store((i & 2) != 0 ? 0xFFFFFFFEU : 124U, std::memory_order_relaxed);
       }
     });
+    const std::uint32_t rsp_before = ctrl().ring().header_snapshot().rsp_prod;
     ctrl().push();
-    const auto rsp = ctrl().responses(1, std::chrono::seconds(5));
+    // The response lands in the slot being flipped: stop flipping once it is
+    // published, then read it (only its status matters; data may be clobbered
+    // by the guest's own late writes).
+    wait_until([&] { return ctrl().ring().header_snapshot().rsp_prod != rsp_before; },
+               std::chrono::seconds(5), std::chrono::milliseconds(1));
     stop = true;
     flipper.join();
+    const auto rsp = ctrl().responses(1, std::chrono::seconds(1));
     if (rsp.size() == 1 && (rsp[0].status == success || rsp[0].status == invalid)) {
       ++answered;
     }

@@ -5,6 +5,7 @@
 // reads the TAP only while slots are posted), and delivery must resume once
 // the guest posts buffers.
 
+#include <algorithm>
 #include <thread>
 
 #include "harness/hostile_fixture.hpp"
@@ -31,11 +32,16 @@ class RxStarvation : public hostile_test {
   }
   /// Kernel drops on the host side of vif2.0 (its TX: towards the daemon).
   std::uint64_t host_tx_dropped() {
-    const auto s = w().host_link_stats(hostile_guest::vif);
-    if (!s.is_object() || !s.contains("stats64")) {
-      return 0;
-    }
-    return s["stats64"]["tx"].value("dropped", std::uint64_t{0});
+    nlohmann::json s;
+    // `ip -s -j link` can time out on a loaded machine: retry, then fail loudly.
+    const bool read = wait_until(
+        [&] {
+          s = w().host_link_stats(hostile_guest::vif);
+          return s.is_object() && s.contains("stats64");
+        },
+        std::chrono::seconds(10), std::chrono::milliseconds(200));
+    EXPECT_TRUE(read) << "could not read vif2.0's link statistics";
+    return read ? s["stats64"]["tx"].value("dropped", std::uint64_t{0}) : 0;
   }
 };
 
@@ -114,6 +120,47 @@ TEST_F(RxStarvation, HeadPacketNeedingMoreSlotsThanPostedWaitsForThem) {
   EXPECT_NE(rsp[0].flags & rings::rx_flags::more_data, 0);
   EXPECT_EQ(rsp[2].flags & rings::rx_flags::more_data, 0);
   EXPECT_EQ(rsp[3].status, 100);
+  expect_contained();
+}
+
+// XSA-216 / XSA-403 class: the backend writes exactly the frame into the
+// guest's buffers - not one byte of its own memory beyond the frame's end,
+// in the last slot of a multi-slot packet either.
+TEST_F(RxStarvation, FramesAreCopiedExactlyIntoGuestBuffers) {
+  isolate_hostile_vif();
+  manual_frontend m(guest(), 1, false, false);
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  ASSERT_EQ(w().ip_host({"link", "set", "dev", hostile_guest::vif, "mtu", "9000"}), 0);
+  rx_driver rx(guest(), m.queue(0));
+  raw_port inject(w().host_ns(), hostile_guest::vif);
+  const auto small =
+      test_frame(parse_mac(hostile_guest::mac), parse_mac("02:00:00:00:00:01"), 100, 3);
+  const auto large =
+      test_frame(parse_mac(hostile_guest::mac), parse_mac("02:00:00:00:00:01"), 9000, 4);
+  begin_attack();
+  for (int i = 0; i < 4; ++i) {
+    rx.post_buffer(std::byte{0xAA});
+  }
+  ASSERT_TRUE(inject.send(small));
+  ASSERT_TRUE(inject.send(large));
+  const auto rsp = rx.responses(4);
+  ASSERT_EQ(rsp.size(), 4U);
+  std::vector<std::uint8_t> got;
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_GT(rsp[i].status, 0) << "slot " << i;
+    const auto len = static_cast<std::size_t>(rsp[i].status);
+    const auto* b = reinterpret_cast<const std::uint8_t*>(rx.buffer(i).data());
+    EXPECT_EQ(rsp[i].offset, 0);
+    if (i >= 1) {
+      got.insert(got.end(), b, b + len);
+    } else {
+      EXPECT_TRUE(std::equal(small.begin(), small.end(), b)) << "first frame corrupted";
+    }
+    const bool untouched = std::all_of(b + len, b + 4096, [](std::uint8_t x) { return x == 0xAA; });
+    EXPECT_TRUE(untouched) << "the backend wrote beyond the " << len << " bytes of slot " << i;
+  }
+  EXPECT_EQ(got, large) << "the 3-slot frame was not reassembled exactly";
   expect_contained();
 }
 

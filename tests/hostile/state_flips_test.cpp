@@ -142,3 +142,59 @@ TEST_F(Unplug, GuestIgnoringTheUnplugCannotPinTheVif) {
 
 }  // namespace
 }  // namespace unetback::hostile
+
+namespace unetback::hostile {
+namespace {
+
+class DynamicKeys : public hostile_test {
+ protected:
+  /// Lines of the daemon's log containing `needle`.
+  std::size_t log_lines(const std::string& needle) {
+    const std::string log = w().daemon_log();
+    std::size_t n = 0;
+    for (std::size_t at = log.find(needle); at != std::string::npos;
+         at = log.find(needle, at + needle.size())) {
+      ++n;
+    }
+    return n;
+  }
+};
+
+// request-multicast-control is watched while connected
+// (feature-dynamic-multicast-control). A guest toggling it as fast as it can
+// must neither disable anything nor flood the host's log: every line a guest
+// can trigger is rate-limited (style rule; §6.2 item 4).
+TEST_F(DynamicKeys, MulticastControlTogglingDoesNotFloodTheLog) {
+  manual_frontend m(guest(), 1, false, false);
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  begin_attack();
+  for (int i = 0; i < 5000; ++i) {
+    guest().xs().write(guest().frontend_path() + "/request-multicast-control",
+                       (i & 1) != 0 ? "1" : "0");
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const std::size_t lines = log_lines("multicast filtering");
+  std::cerr << "[dynamic] 5000 toggles -> " << lines << " 'multicast filtering' log lines\n";
+  // UNETBACK_LOG_RATELIMITED allows 10 lines per 5 s (+ a "suppressed" note).
+  EXPECT_LE(lines, 30U) << "a guest can write host log lines at the rate of its XenStore writes";
+  expect_vif_connected();
+  expect_contained();
+}
+
+// A malformed value of the dynamic key is a protocol error for this vif only.
+TEST_F(DynamicKeys, MalformedMulticastControlDisablesOnlyThisVif) {
+  manual_frontend m(guest(), 1, false, false);
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  begin_attack();
+  guest().xs().write(guest().frontend_path() + "/request-multicast-control", "2");
+  EXPECT_TRUE(guest().wait_backend_state({5, 6}));
+  const auto error = w().read(world::error_node(hostile_guest::id));
+  EXPECT_TRUE(error && error->find("request-multicast-control") != std::string::npos)
+      << error.value_or("(no error node)");
+  expect_contained();
+}
+
+}  // namespace
+}  // namespace unetback::hostile

@@ -4,7 +4,8 @@
 # also on failure. Addresses come from 198.18.0.0/15 (the benchmarking range).
 #
 # Required environment (set by CMake): UNETBACK_BIN (folder with unetbackd,
-# netfront-sim, sim-xenstored, sim-xl).
+# netfront-sim, sim-xenstored, sim-xl). Optional: UNETBACK_KEEP_WORLD=1 keeps
+# the world's folder (logs) after the test, for debugging.
 set -euo pipefail
 
 : "${UNETBACK_BIN:?set UNETBACK_BIN to the build folder with the binaries}"
@@ -51,7 +52,7 @@ cleanup() {
   done
   for ns in "${GUEST_NS[@]}" "$HOST_NS"; do ip netns del "$ns" 2>/dev/null; done
   ((rc == 0)) || dump_logs
-  rm -rf "$WORLD"
+  [[ -n "${UNETBACK_KEEP_WORLD:-}" ]] || rm -rf "$WORLD"
   exit $rc
 }
 trap cleanup EXIT
@@ -167,8 +168,9 @@ start_guest() {
   attach_guest "$@"
 }
 
-# netfront_pid DOMID: the newest netfront-sim process of that guest.
-netfront_pid() { pgrep -n -f "netfront-sim --domid $1 "; }
+# netfront_pid DOMID: the newest netfront-sim process of that guest in this
+# world (other worlds, e.g. a concurrently running tier, have other XS_DIRs).
+netfront_pid() { pgrep -n -f "netfront-sim --domid $1 --xenstore-dir $XS_DIR( |$)"; }
 
 guest_ns() { echo "ubg-$ID-$1"; }
 guest_ip() { echo "198.18.0.$((10 + $1))"; }
@@ -176,4 +178,53 @@ guest_ip() { echo "198.18.0.$((10 + $1))"; }
 guest_connected() {
   [[ "$(xenstore-read "/local/domain/0/backend/vif/$1/0/state")" == 4 ]] &&
     [[ "$(xenstore-read "/local/domain/$1/device/vif/0/state")" == 4 ]]
+}
+
+# ---- leak checks (tests/soak, test_peer_failures.sh) ----------------------
+
+# daemon_pid: the unetbackd of this world (`ip netns exec` execs, so it is the
+# pid start_daemon recorded).
+daemon_pid() { pgrep -n -f "unetbackd --platform sim --sim-dir $SIM_DIR"; }
+
+# daemon_resources: one machine-readable line describing what the daemon
+# holds now: open fds, threads, mappings of guest memory (the sim platform's
+# grant mappings: /proc/PID/maps lines of the guests' memfds), vif TAPs in
+# the host namespace, XenStore watches of its connection (sim-xenstored's
+# `xs-control watches`, tests/tools/xs-control) and resident memory in KiB.
+daemon_resources() {
+  local pid fds threads maps taps watches rss
+  pid=$(daemon_pid) || fail "unetbackd is not running"
+  [[ -x "$UNETBACK_BIN/xs-control" ]] || fail "xs-control not built ($UNETBACK_BIN/xs-control)"
+  fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
+  threads=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)
+  maps=$(grep -c 'unetback-sim-dom' "/proc/$pid/maps" || true)
+  taps=$(ip -n "$HOST_NS" -o link show | grep -c ': vif[0-9]' || true)
+  watches=$("$UNETBACK_BIN/xs-control" watches | awk -v p="$pid" '$6 == p { n += $8 } END { print n + 0 }')
+  rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
+  echo "fds=$fds threads=$threads guest_maps=$maps taps=$taps xs_watches=$watches rss_kb=$rss"
+}
+
+# resource_value LINE KEY: one value of a daemon_resources line.
+resource_value() { tr ' ' '\n' <<<"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+
+# assert_no_leaks BASELINE [WHAT [KEYS...]]: the daemon holds exactly the
+# fds, threads, guest mappings, TAPs and watches (or only KEYS) of BASELINE (a
+# daemon_resources line taken in the same vif population), waiting up to 10 s
+# for releases to finish.
+assert_no_leaks() {
+  local baseline=$1 what=${2:-now} now key deadline=$((SECONDS + 10))
+  shift $(($# < 2 ? $# : 2))
+  local keys=("$@")
+  ((${#keys[@]})) || keys=(fds threads guest_maps taps xs_watches)
+  while :; do
+    now=$(daemon_resources)
+    local same=1
+    for key in "${keys[@]}"; do
+      [[ $(resource_value "$now" "$key") == "$(resource_value "$baseline" "$key")" ]] || same=0
+    done
+    ((same)) && break
+    ((SECONDS < deadline)) || fail "resources leaked ($what): baseline [$baseline] now [$now]"
+    sleep 0.2
+  done
+  log "no leaks ($what): $now"
 }

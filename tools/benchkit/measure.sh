@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Measurements of the benchmark suite (sourced by tools/benchkit/world.sh after
 # tests/integration/lib.sh, whose HOST_NS, HOST_IP, guest_ns, guest_ip, LOGS
 # and wait_for it uses). Each measure_* prints one JSON object of metrics on
@@ -120,4 +121,62 @@ cpu_ticks() {
     sum=$((sum + f))
   done
   echo "$sum"
+}
+
+# task_stats PID: "RUN_NS CTXT_SWITCHES" summed over the threads of PID
+# (/proc/PID/task/*/schedstat: ns on the CPU; status: voluntary + involuntary
+# context switches). Nanosecond CPU accounting, unlike the 10 ms ticks of stat.
+task_stats() {
+  local ns=0 cs=0 t a b
+  for t in /proc/"$1"/task/*; do
+    read -r a _ <"$t/schedstat" 2>/dev/null || continue
+    b=$(awk '/ctxt_switches/ {s += $2} END {print s + 0}' "$t/status" 2>/dev/null) || b=0
+    ns=$((ns + a)) cs=$((cs + b))
+  done
+  echo "$ns $cs"
+}
+
+# rss_kib PID: resident memory of PID in KiB.
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# measure_idle SECONDS QUEUES BASE_RSS_KIB PID [PEER_PID]: no traffic for SECONDS
+# (the guest stays connected). The CPU of PID (the daemon; tap-relay for (a)) in %
+# of one core, its wake-ups per second (context switches of all its threads), its
+# RSS, and the RSS per queue above BASE_RSS_KIB (the RSS before the guest
+# connected). PEER_PID: netfront-sim, reported as peer_idle_cpu_pct.
+measure_idle() {
+  local secs=$1 queues=$2 base=$3 pid=$4 peer=${5:-} s0 s1 p0=(0 0) p1=(0 0) t0 t1 rss
+  read -r -a s0 <<<"$(task_stats "$pid")"
+  [[ -n "$peer" ]] && read -r -a p0 <<<"$(task_stats "$peer")"
+  t0=$(date +%s.%N)
+  sleep "$secs"
+  read -r -a s1 <<<"$(task_stats "$pid")"
+  [[ -n "$peer" ]] && read -r -a p1 <<<"$(task_stats "$peer")"
+  t1=$(date +%s.%N)
+  rss=$(rss_kib "$pid") || { log "no /proc/$pid/status"; return 1; }
+  jq -cn --argjson ns "$((s1[0] - s0[0]))" --argjson cs "$((s1[1] - s0[1]))" \
+    --argjson pns "$((p1[0] - p0[0]))" --argjson t0 "$t0" --argjson t1 "$t1" \
+    --argjson rss "$rss" --argjson base "$base" --argjson q "$queues" \
+    '($t1 - $t0) as $dt |
+     {idle_cpu_pct: ($ns / 1e9 / $dt * 100), wakeups_per_s: ($cs / $dt),
+      peer_idle_cpu_pct: ($pns / 1e9 / $dt * 100), rss_kib: $rss, rss_base_kib: $base,
+      rss_per_queue_kib: (($rss - $base) / $q)}'
+}
+
+# queue_packets: "TX RX" per queue of the bench guest's vif (one line per
+# queue), from the daemon's counters (unetbackctl stats --json).
+queue_packets() {
+  ctl stats vif1.0 --json |
+    jq -r '.[0].queues[] | "\(.counters.tx_packets // 0) \(.counters.rx_packets // 0)"'
+}
+
+# datapath_rates BEFORE AFTER SECONDS: the packets the daemon moved per queue
+# between two queue_packets snapshots, as kpps over SECONDS: totals and the
+# busiest queue, both directions.
+datapath_rates() {
+  paste -d' ' <(echo "$1") <(echo "$2") | jq -Rn --argjson s "$3" '
+    [inputs | split(" ") | map(tonumber) | {tx: ((.[2] - .[0]) / $s / 1e3),
+                                            rx: ((.[3] - .[1]) / $s / 1e3)}] |
+    {dp_guest_tx_kpps: (map(.tx) | add), dp_guest_tx_kpps_max_queue: (map(.tx) | max),
+     dp_guest_rx_kpps: (map(.rx) | add), dp_guest_rx_kpps_max_queue: (map(.rx) | max)}'
 }

@@ -15,9 +15,17 @@ import statistics
 import subprocess
 import sys
 
-PRIMARY = {"TCP_STREAM": "gbps", "UDP_STREAM": "rx_kpps", "TCP_RR": "tps", "UDP_RR": "tps"}
-UNITS = {"gbps": "Gbit/s", "rx_kpps": "kpps received", "tps": "transactions/s"}
-TEST_ORDER = ["TCP_STREAM", "UDP_STREAM", "TCP_RR", "UDP_RR"]
+PRIMARY = {"TCP_STREAM": "gbps", "UDP_STREAM": "rx_kpps", "TCP_RR": "tps", "UDP_RR": "tps",
+           "IDLE": "idle_cpu_pct"}
+UNITS = {"gbps": "Gbit/s", "rx_kpps": "kpps received", "tps": "transactions/s",
+         "idle_cpu_pct": "% of a core, idle"}
+TEST_ORDER = ["TCP_STREAM", "UDP_STREAM", "TCP_RR", "UDP_RR", "IDLE"]
+# Issue #9's targets (docs/performance.md, Targets): thresholds used by targets().
+SCALING_MIN = 0.97        # every test at N queues >= this x the same test at 1 queue
+RELAY_MIN = 0.8           # unetback >= this x (a) for 64 B frames and 64 KiB GSO
+PPS_PER_QUEUE_MIN = 1000  # kpps of 64-byte guest TX per queue
+IDLE_CPU_MAX = 0.0        # % of a core with poll-us 0 (reported to 0.01 %)
+RSS_PER_QUEUE_MAX = 4096  # KiB
 DIR_LABEL = {"guest_tx": "guest→host", "guest_rx": "host→guest"}
 
 
@@ -116,6 +124,9 @@ def cell(r):
     text = fmt_num(primary(r))
     if r["test"] == "UDP_STREAM":
         text += f" ({m['loss_pct']:.1f}% loss)"
+    elif r["test"] == "IDLE" and m.get("rss_kib") is not None:
+        text += (f" (RSS {m['rss_kib'] / 1024:.1f} MiB, {m['rss_per_queue_kib'] / 1024:.2f}"
+                 f" MiB/queue; {fmt_num(m['wakeups_per_s'])} wake-ups/s)")
     elif r["test"].endswith("_RR"):
         text += f" (p50 {fmt_num(m['p50_us'])} / p99 {fmt_num(m['p99_us'])} µs)"
     if r.get("ratio_to_relay"):
@@ -184,8 +195,100 @@ def markdown(rows, meta, micro):
                          f"{'' if ips is None else f'{ips / 1e6:.2f} M'} | "
                          f"{'' if pps is None else f'{pps / 1e6:.3f} M'} | "
                          f"{'' if bps is None else f'{bps / 2**30:.2f} GiB'} |")
+    lines += targets(rows)
     lines += ["", "Plots: plots/*.png. Raw: results.jsonl; per-world logs: logs/.", ""]
     return "\n".join(lines)
+
+
+def verdict(ok):
+    return "–" if ok is None else ("met" if ok else "**missed**")
+
+
+def scaling_rows(rows):
+    """Every unetback test at N > 1 queues against the same test at 1 queue. The
+    queue counts run minutes apart (each has its own worlds), so the verdict uses
+    the same-run ratios: (unetback / (a) at N queues) / (unetback / (a) at 1 queue);
+    the raw ratio of the two figures is shown too."""
+    one = {(r["test"], r["variant"], r["direction"], r["poll_us"]): r for r in rows
+           if r["path"] == "unetback" and r["queues"] == 1 and primary(r)}
+    out = []
+    for r in rows:
+        base = one.get((r["test"], r["variant"], r["direction"], r["poll_us"]))
+        if r["path"] != "unetback" or r["queues"] == 1 or base is None or primary(r) is None:
+            continue
+        if r["test"] == "IDLE":
+            continue  # less is better there; its own targets below
+        raw = primary(r) / primary(base)
+        m = PRIMARY[r["test"]]
+        here = (r.get("ratio_to_relay") or {}).get(m)
+        there = (base.get("ratio_to_relay") or {}).get(m)
+        paired = here / there if here is not None and there else None
+        measured = f"raw {fmt_num(primary(r))} / {fmt_num(primary(base))} = {raw:.2f}×"
+        if paired is not None:
+            measured = f"**{paired:.2f}×** ({here:.2f} / {there:.2f}); " + measured
+        out.append((f"{r['test']} {r['variant']} {DIR_LABEL.get(r['direction'], r['direction'])}"
+                    f" poll-us {r['poll_us']}: q{r['queues']} / q1", measured, f">= {SCALING_MIN}",
+                    (paired if paired is not None else raw) >= SCALING_MIN))
+    return out
+
+
+def relay_rows(rows):
+    """unetback / (a) for 64-byte UDP and bulk TCP with GSO (64 KiB segments)."""
+    out = []
+    for r in rows:
+        if r["path"] != "unetback" or not r.get("ratio_to_relay"):
+            continue
+        if not ((r["test"] == "UDP_STREAM" and r["variant"] == "64") or
+                (r["test"] == "TCP_STREAM" and "-l" not in r["variant"])):
+            continue
+        ratio = r["ratio_to_relay"].get(PRIMARY[r["test"]])
+        if ratio is None:
+            continue
+        out.append((f"{r['test']} {r['variant']} {DIR_LABEL.get(r['direction'], r['direction'])}"
+                    f" q{r['queues']} poll-us {r['poll_us']}: unetback / (a)", f"{ratio:.2f}×",
+                    f">= {RELAY_MIN}", ratio >= RELAY_MIN))
+    return out
+
+
+def resource_rows(rows):
+    """64-byte guest TX per queue; idle CPU and RSS per queue (poll-us 0)."""
+    out = []
+    for r in rows:
+        if r["path"] != "unetback" or not r.get("ok"):
+            continue
+        m = r["metrics"]
+        where = f"q{r['queues']} poll-us {r['poll_us']}"
+        if (r["test"], r["variant"], r["direction"]) == ("UDP_STREAM", "64", "guest_tx") and \
+                m.get("dp_guest_tx_kpps_max_queue") is not None:
+            v = m["dp_guest_tx_kpps_max_queue"]
+            out.append((f"64 B guest TX, busiest queue ({where}), daemon counters",
+                        f"{fmt_num(v)} kpps", f">= {PPS_PER_QUEUE_MIN} kpps",
+                        v >= PPS_PER_QUEUE_MIN))
+        if r["test"] == "IDLE" and m.get("rss_kib") is not None:
+            if r["poll_us"] == 0:
+                v = m["idle_cpu_pct"]
+                out.append((f"idle CPU of unetbackd ({where}, {r['variant']} s)",
+                            f"{v:.3f}% ({fmt_num(m['wakeups_per_s'])} wake-ups/s)", "0 %",
+                            round(v, 2) <= IDLE_CPU_MAX))
+            v = m["rss_per_queue_kib"]
+            out.append((f"RSS per queue ({where}; {m['rss_kib'] / 1024:.1f} MiB total,"
+                        f" {m['rss_base_kib'] / 1024:.1f} MiB before the vif)",
+                        f"{v / 1024:.2f} MiB", "<= 4 MiB", v <= RSS_PER_QUEUE_MAX))
+    return out
+
+
+def targets(rows):
+    """Issue #9's targets, met or missed, from this run's medians."""
+    found = scaling_rows(rows) + relay_rows(rows) + resource_rows(rows)
+    if not found:
+        return []
+    lines = ["", "## Targets (issue #9)", "",
+             "Queue scaling: in bold (N queues ÷ 1 queue) of the same-run ratios to (a),"
+             " which decides; then the raw ratio of the two figures, measured minutes apart.", "",
+             "| target | measured | required | verdict |",
+             "|---|---|---|---|"]
+    lines += [f"| {name} | {value} | {need} | {verdict(ok)} |" for name, value, need, ok in found]
+    return lines
 
 
 def plot(out, rows):

@@ -13,7 +13,8 @@
 #   world.sh PATH QUEUES POLL_US SECONDS RESULTS LOGDIR CMD_FIFO REPLY_FIFO
 #   PATH: unetback | relay | veth
 #   tests: TCP_STREAM:P4-l128:guest_rx (4 streams, 128-byte writes),
-#          UDP_STREAM:64:guest_tx (datagram bytes), TCP_RR:64:guest_tx (message bytes)
+#          UDP_STREAM:64:guest_tx (datagram bytes), TCP_RR:64:guest_tx (message bytes),
+#          IDLE:5:none (no traffic for 5 s: the daemon's CPU, wake-ups and RSS)
 # Environment: UNETBACK_BIN (unetbackd, netfront-sim, sim-xenstored, sim-xl,
 # unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us),
 # BENCH_NO_GSO=1 (no TSO on the TAPs: netfront-sim and tap-relay --no-gso).
@@ -25,6 +26,7 @@ source "$KIT/../../tests/integration/lib.sh"
 source "$KIT/measure.sh"
 
 DP_PIDS=()  # processes on the data path (their CPU time is reported)
+RSS_BASE=0  # the data-path process's RSS (KiB) before any guest traffic or vif
 WORLD_NAME="$BENCH_PATH-q$BENCH_QUEUES-poll$BENCH_POLL"
 
 bench_exit() {
@@ -58,6 +60,7 @@ build_unetback() {
   start_host_ns
   start_daemon "${flags[@]}"
   DP_PIDS+=("${PIDS[-1]}")
+  RSS_BASE=$(rss_kib "${PIDS[-1]}")
   local guest_flags=()
   ((${BENCH_NO_GSO:-0})) && guest_flags+=(--no-gso)
   start_guest 1 "$BENCH_QUEUES" "${guest_flags[@]}"
@@ -75,6 +78,7 @@ build_relay() {
     --guest-mac 00:16:3e:00:00:01 --ready-file "$WORLD/relay.ready" "${flags[@]}"
   DP_PIDS+=("${PIDS[-1]}")
   wait_for 10 "tap-relay ready" test -f "$WORLD/relay.ready"
+  RSS_BASE=0  # (the relay opens its TAPs before it is ready)
   guest_addr_up
 }
 
@@ -94,6 +98,7 @@ primary_metric() {
   case $1 in
     TCP_STREAM) echo gbps ;;
     UDP_STREAM) echo rx_kpps ;;
+    IDLE) echo idle_cpu_pct ;;
     *) echo tps ;;
   esac
 }
@@ -110,6 +115,12 @@ run_one() {
     UDP_STREAM) measure_udp_stream "$dir" "$BENCH_SECS" "$variant" ;;
     TCP_RR) measure_rr tcp "$dir" "$BENCH_SECS" "$variant" ;;
     UDP_RR) measure_rr udp "$dir" "$BENCH_SECS" "$variant" ;;
+    IDLE)
+      if ((${#DP_PIDS[@]} == 0)); then
+        echo '{"idle_cpu_pct": null}'  # veth: no process on the path
+      else
+        measure_idle "$variant" "$BENCH_QUEUES" "$RSS_BASE" "${DP_PIDS[@]}"
+      fi ;;
     *) log "unknown test $name"; return 1 ;;
   esac
 }
@@ -134,11 +145,11 @@ progress() {
     return
   fi
   m=$(primary_metric "$4")
-  value=$(echo "$7" | jq -r --arg m "$m" '.[$m] | . * 1000 | round / 1000')
+  value=$(echo "$7" | jq -r --arg m "$m" '.[$m] | if . == null then "n/a" else . * 1000 | round / 1000 end')
   if [[ $BENCH_PATH != relay ]]; then
     local base
     base=$(relay_figure "$4" "$5" "$6" "$m" "$3")
-    [[ -n "$base" ]] && ratio=$(jq -rn --argjson a "$value" --argjson b "$base" \
+    [[ -n "$base" && $value != n/a ]] && ratio=$(jq -rn --argjson a "$value" --argjson b "$base" \
       'if $b > 0 then "  (\($a / $b * 100 | round / 100)x tap-relay)" else "" end')
   fi
   echo "$line $value $m$ratio"
@@ -148,9 +159,16 @@ progress() {
 run_test() {
   local name variant dir metrics ok t0 t1 c0 c1 cpu
   IFS=: read -r name variant dir <<<"$4"
+  local q0="" q1
+  [[ $BENCH_PATH == unetback ]] && q0=$(queue_packets 2>/dev/null || true)
   c0=$(cpu_ticks "${DP_PIDS[@]}") t0=$(date +%s.%N)
   metrics=$(run_one "$name" "$variant" "$dir") && ok=true || { ok=false metrics=""; }
   c1=$(cpu_ticks "${DP_PIDS[@]}") t1=$(date +%s.%N)
+  # unetback: what the daemon itself moved, per queue, over the test's seconds.
+  if [[ -n "$q0" && -n "$metrics" && $name == *_STREAM ]] && q1=$(queue_packets 2>/dev/null); then
+    metrics=$(jq -cn --argjson a "$metrics" --argjson b "$(datapath_rates "$q0" "$q1" \
+      "$BENCH_SECS")" '$a + $b')
+  fi
   cpu=$(jq -n --argjson c "$((c1 - c0))" --argjson t0 "$t0" --argjson t1 "$t1" \
     --argjson hz "$(getconf CLK_TCK)" '$c / $hz / ($t1 - $t0) * 100 | round')
   jq -cn --arg path "$BENCH_PATH" --argjson q "$BENCH_QUEUES" --argjson poll "$BENCH_POLL" \

@@ -1,11 +1,15 @@
 #include "unetback/control/datapath_queue_factory.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <vector>
 
 #include "unetback/datapath/control_ring.hpp"
 #include "unetback/datapath/queue.hpp"
 #include "unetback/datapath/queue_counters.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
+#include "unetback/steering/tap_steering.hpp"
+#include "unetback/util/rate_limit.hpp"
 
 namespace unetback::control {
 
@@ -13,11 +17,18 @@ namespace {
 
 class datapath_vif_queues final : public vif_queues {
  public:
-  datapath_vif_queues(platform::platform& platform, connect_request req)
+  datapath_vif_queues(platform::platform& platform, steering::rss_program* steering,
+                      connect_request req)
       : shared_(std::make_shared<datapath::vif_shared_state>(
             static_cast<std::uint32_t>(req.queues.size()))) {
     if (!req.queues.empty()) {
       shared_->set_multicast_filtering(req.queues.front().features.multicast_control);
+    }
+    if (req.ctrl_ring && steering != nullptr && !req.taps.empty()) {
+      steering_program_ = steering;
+      steering_tap_ = req.taps.front().get();
+      steering_name_ = req.ctrl_thread_name;
+      shared_->set_hash_observer([this](const rings::hash_config& c) { steer(c); });
     }
     for (std::size_t i = 0; i < req.queues.size(); ++i) {
       queues_.push_back(std::make_unique<datapath::queue>(
@@ -40,6 +51,7 @@ class datapath_vif_queues final : public vif_queues {
         q->start();
       }
       if (ctrl_) {
+        start_steering();
         ctrl_->start();
       }
     } catch (...) {
@@ -52,6 +64,7 @@ class datapath_vif_queues final : public vif_queues {
     if (ctrl_) {
       ctrl_->stop();
     }
+    steering_.reset();  // detaches through a TAP queue fd: before the queues stop
     for (auto& q : queues_) {
       q->stop();
     }
@@ -75,27 +88,79 @@ class datapath_vif_queues final : public vif_queues {
     return all;
   }
 
+  [[nodiscard]] nlohmann::json ctrl_counters() const override {
+    if (!ctrl_) {
+      return nullptr;
+    }
+    const datapath::ctrl_ring_counters c = ctrl_->counters();
+    return nlohmann::json{{"requests", c.requests},
+                          {"not_supported", c.not_supported},
+                          {"invalid_parameter", c.invalid_parameter},
+                          {"buffer_overflow", c.buffer_overflow},
+                          {"events", c.events},
+                          {"event_storm_backoffs", c.event_storm_backoffs}};
+  }
+
  private:
+  // RX steering follows the guest's hash configuration (control ring); the
+  // configuration survives a stop/start, so a restart re-applies it.
+  void start_steering() {
+    if (steering_program_ == nullptr) {
+      return;
+    }
+    try {
+      steering_ = std::make_unique<steering::tap_steering>(*steering_program_, steering_tap_->fd());
+    } catch (const std::system_error& e) {
+      spdlog::warn("{}: RX steering unavailable, the guest's hash mapping is not honoured: {}",
+                   steering_name_, e.what());
+      return;
+    }
+    if (shared_->hash_generation() > 0) {
+      steer(shared_->read_hash().config);
+    }
+  }
+
+  // Control-ring thread. A refusal by the kernel is the host's problem, not
+  // the guest's: log it and keep the vif.
+  void steer(const rings::hash_config& config) {
+    if (!steering_) {
+      return;
+    }
+    try {
+      steering_->apply(config);
+    } catch (const std::system_error& e) {
+      UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: RX steering update failed: {}",
+                               steering_name_, e.what());
+    }
+  }
+
   std::shared_ptr<datapath::vif_shared_state> shared_;
   std::vector<std::unique_ptr<datapath::queue>> queues_;
+  steering::rss_program* steering_program_ = nullptr;
+  platform::frame_port* steering_tap_ = nullptr;  // queue 0's TAP port, owned by queues_
+  std::string steering_name_;
+  std::unique_ptr<steering::tap_steering> steering_;
   std::unique_ptr<datapath::control_ring> ctrl_;
 };
 
 class datapath_queue_factory final : public queue_factory {
  public:
-  explicit datapath_queue_factory(platform::platform& p) : platform_(p) {}
+  datapath_queue_factory(platform::platform& p, steering::rss_program* steering)
+      : platform_(p), steering_(steering) {}
   std::unique_ptr<vif_queues> create(connect_request request) override {
-    return std::make_unique<datapath_vif_queues>(platform_, std::move(request));
+    return std::make_unique<datapath_vif_queues>(platform_, steering_, std::move(request));
   }
 
  private:
   platform::platform& platform_;
+  steering::rss_program* steering_;
 };
 
 }  // namespace
 
-std::unique_ptr<queue_factory> make_datapath_queue_factory(platform::platform& platform) {
-  return std::make_unique<datapath_queue_factory>(platform);
+std::unique_ptr<queue_factory> make_datapath_queue_factory(platform::platform& platform,
+                                                           steering::rss_program* steering) {
+  return std::make_unique<datapath_queue_factory>(platform, steering);
 }
 
 }  // namespace unetback::control

@@ -60,6 +60,9 @@ vif_step from_init_wait(const vif_snapshot& s) {
   if (!s.online || s.failed || !s.backend_valid) {
     return to_closing(s);
   }
+  if (s.frontend == xs_state::connected && s.disabled) {
+    return stopping_first(s, {}, xs_state::init_wait);  // pending, data path off
+  }
   if (s.frontend == xs_state::connected) {
     if (!s.data_connected) {
       return {{vif_action::connect}, xs_state::init_wait};
@@ -80,9 +83,13 @@ vif_step from_connected(const vif_snapshot& s) {
     return to_closing(s);
   }
   if (s.frontend == xs_state::connected) {
-    // Connected without a data path (e.g. after a daemon restart): the rings
-    // are lost, so close and let the frontend reconnect.
-    return s.data_connected ? vif_step{{}, xs_state::connected} : to_closing(s);
+    if (s.disabled) {
+      return stopping_first(s, {}, xs_state::connected);  // carrier off, state kept
+    }
+    // Connected without a data path (daemon restart, enable): resume from
+    // the rings the frontend still holds; a failure closes (failed).
+    return s.data_connected ? vif_step{{}, xs_state::connected}
+                            : vif_step{{vif_action::connect}, xs_state::connected};
   }
   if (s.frontend == xs_state::reconfiguring || s.frontend == xs_state::reconfigured) {
     return {{}, xs_state::connected};  // feature-xdp-headroom is not advertised

@@ -4,6 +4,8 @@
 
 #include <boost/asio/post.hpp>
 
+#include <stdexcept>
+
 #include "unetback/xs/permission.hpp"
 
 namespace unetback::control {
@@ -45,6 +47,7 @@ void supervisor::start() {
       xs_, executor_, [this](std::string_view p, std::string_view t) { on_watch(p, t); });
   watcher_->add(env_->backend_root, backend_token);  // fires once: the first scan
   spdlog::info("supervisor: domain {}, watching {}", self_.value(), env_->backend_root);
+  start_liveness_probe();
 }
 
 std::string supervisor::frontend_token(vif_key key) {
@@ -188,22 +191,56 @@ void supervisor::forget(vif_key key) {
     return;
   }
   for (const std::string& path : it->second->frontend_watch_paths()) {
-    watcher_->remove(path, frontend_token(key));
+    if (watcher_) {  // none while XenStore is lost (supervisor_reconnect.cpp)
+      watcher_->remove(path, frontend_token(key));
+    }
   }
   vifs_.erase(it);
 }
 
-void supervisor::shutdown() {
+void supervisor::shutdown(bool keep_vifs) {
   if (stopped_) {
     return;
   }
   stopped_ = true;
+  if (xs_timer_) {
+    xs_timer_->cancel();  // the XenStore liveness probe (supervisor_reconnect.cpp)
+  }
   for (auto& [key, v] : vifs_) {
-    v->shutdown();
+    if (keep_vifs) {
+      v->detach();
+    } else {
+      v->shutdown();
+    }
   }
   vifs_.clear();
   watcher_.reset();
-  spdlog::info("supervisor: every vif closed");
+  spdlog::info("supervisor: every vif {}", keep_vifs ? "kept for the next daemon" : "closed");
+}
+
+std::shared_ptr<vif> supervisor::find(domid d, unsigned devid) const {
+  const auto it = vifs_.find({d.value(), devid});
+  if (it == vifs_.end()) {
+    throw std::invalid_argument("no vif" + std::to_string(d.value()) + "." + std::to_string(devid));
+  }
+  return it->second;
+}
+
+void supervisor::disable(domid d, unsigned devid, const std::string& reason) {
+  const std::shared_ptr<vif> v = find(d, devid);
+  v->disable(reason);
+  if (v->destroyed()) {
+    forget({d.value(), devid});
+  }
+}
+
+bool supervisor::enable(domid d, unsigned devid) {
+  const std::shared_ptr<vif> v = find(d, devid);
+  const bool enabled = v->enable();
+  if (v->destroyed()) {
+    forget({d.value(), devid});
+  }
+  return enabled;
 }
 
 nlohmann::json supervisor::describe() const {

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "unetback/util/rate_limit.hpp"
 
@@ -75,12 +76,49 @@ vif_snapshot vif::read_snapshot() {
   s.backend_valid = config_.has_value();
   s.data_connected = queues_ != nullptr;
   s.failed = failed_;
+  s.disabled = disabled_reason_.has_value();
   return s;
 }
 
 void vif::adopt() {
+  resume_next_ = true;
   if (config_) {
     do_create_tap();
+  }
+}
+
+void vif::disable(const std::string& reason) {
+  if (!disabled_reason_) {
+    spdlog::info("{}: disabled ({})", tag(), reason);
+    disabled_reason_ = reason;
+  }
+  refresh();  // disconnect: workers stop, carrier off; the state stays
+}
+
+bool vif::enable() {
+  const bool was_disabled = disabled_reason_.has_value() || failed_;
+  if (failed_) {
+    spdlog::warn("{}: enabled by the operator after a frontend fault ({}): trusting it again",
+                 tag(), fault_);
+    failed_ = false;
+  }
+  if (disabled_reason_) {
+    spdlog::info("{}: enabled", tag());
+    disabled_reason_.reset();
+  }
+  if (was_disabled) {
+    resume_next_ = true;
+    refresh();
+  }
+  return was_disabled;
+}
+
+void vif::detach() {
+  if (queues_) {
+    queues_->stop();
+    queues_.reset();
+    ++generation_;
+    spdlog::info("{}: data path stopped, vif kept for the next daemon", tag());
   }
 }
 
@@ -90,7 +128,7 @@ void vif::refresh() {
     try {
       s = read_snapshot();
     } catch (const std::exception& e) {
-      spdlog::warn("{}: reading XenStore: {}", tag(), e.what());
+      UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: reading XenStore: {}", tag(), e.what());
       return;
     }
     const vif_step step = next_step(s);
@@ -107,7 +145,8 @@ void vif::refresh() {
     }
   }
   if (!destroyed_) {
-    spdlog::warn("{}: state machine did not settle in {} steps", tag(), max_steps_per_refresh);
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: state machine did not settle in {} steps",
+                             tag(), max_steps_per_refresh);
   }
 }
 
@@ -118,6 +157,7 @@ bool vif::apply(vif_action a, const vif_snapshot& s) {
     case vif_action::advertise_features:
       return do_advertise_features();
     case vif_action::write_init_wait:
+      resume_next_ = false;  // a new handshake: fresh rings
       return write_state(xenbus_state::init_wait);
     case vif_action::connect:
       return do_connect();
@@ -149,7 +189,8 @@ bool vif::write_state(xenbus_state st) {
       return true;
     });
     if (written) {
-      spdlog::info("{}: backend state {}", tag(), name_of(st));
+      // A frontend flipping its state drives these: rate-limited.
+      UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: backend state {}", tag(), name_of(st));
       backend_state_ = st;
     }
     return written;
@@ -162,6 +203,7 @@ bool vif::write_state(xenbus_state st) {
 // xenbus_dev_fatal: "<errno> <message>" under error/backend/vif/<D>/<N>.
 void vif::fail(const std::string& message) {
   failed_ = true;
+  fault_ = message;
   UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
   const std::string node = env_.error_root + "/" + std::to_string(frontend_.value()) + "/" +
                            std::to_string(devid_) + "/error";
@@ -205,7 +247,16 @@ nlohmann::json vif::describe() const {
   j["state"] = std::string(name_of(backend_state_));
   j["tap"] = tap_ ? tap_->name() : std::string();
   j["failed"] = failed_;
+  j["disabled"] = failed_ || disabled_reason_.has_value();
+  j["disabled_reason"] = disabled_reason_ ? *disabled_reason_
+                         : failed_        ? "frontend fault: " + fault_
+                                          : std::string();
   j["queues"] = queues_ ? queues_->counters() : last_counters_;
+  if (queues_) {
+    if (auto ctrl = queues_->ctrl_counters(); !ctrl.is_null()) {
+      j["ctrl"] = std::move(ctrl);
+    }
+  }
   return j;
 }
 

@@ -9,6 +9,7 @@
 
 #include "unetback/control/vif.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
+#include "unetback/util/rate_limit.hpp"
 
 namespace unetback::control {
 
@@ -88,6 +89,11 @@ frontend_limits vif::limits() const {
 void vif::start_data_path(frontend_config cfg) {
   tap_->set_offloads(rings::tun_offload_flags(offloads_of(cfg.features)));
   connect_request req;
+  // A restart or an enable: the rings were served before (queue_config::resume).
+  const bool resume = resume_next_ || backend_state_ == xenbus_state::connected;
+  for (auto& q : cfg.queues) {
+    q.resume = resume;
+  }
   req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
   req.queues = std::move(cfg.queues);
   req.ctrl_ring = cfg.ctrl_ring;
@@ -105,6 +111,7 @@ void vif::start_data_path(frontend_config cfg) {
   auto queues = env_.queues.create(std::move(req));
   queues->start();
   queues_ = std::move(queues);
+  resume_next_ = false;
   multicast_control_ = cfg.features.multicast_control;
   tap_->set_carrier(true);
 }
@@ -124,17 +131,32 @@ bool vif::do_connect() {
       fail("frontend " + keys.error().message());
       return false;
     }
+    const bool resuming = resume_next_;
     start_data_path(std::move(keys.value()));
     if (!options_.wait_for_hotplug && config_->bridge && !bridged_) {
-      tap_->add_to_bridge(*config_->bridge);
-      bridged_ = true;
+      bridge_tap(resuming);
     }
   } catch (const std::exception& e) {
     fail(std::string("connecting: ") + e.what());
     return false;
   }
-  spdlog::info("{}: data path connected", tag());
+  // Guest-triggered (a frontend can reconnect in a loop): rate-limited.
+  UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: data path connected", tag());
   return true;
+}
+
+// An adopted TAP may already be a port of the bridge (EBUSY): not an error.
+void vif::bridge_tap(bool adopted) {
+  try {
+    tap_->add_to_bridge(*config_->bridge);
+  } catch (const std::exception& e) {
+    if (!adopted) {
+      throw;
+    }
+    spdlog::info("{}: bridge {}: {} (adopted TAP, kept as it is)", tag(), *config_->bridge,
+                 e.what());
+  }
+  bridged_ = true;
 }
 
 // feature-dynamic-multicast-control: request-multicast-control may change
@@ -154,10 +176,12 @@ void vif::follow_multicast_control() {
     if (multicast_control_ != on) {
       queues_->set_multicast_control(on);
       multicast_control_ = on;
-      spdlog::info("{}: multicast filtering {}", tag(), on ? "on" : "off");
+      UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: multicast filtering {}", tag(),
+                               on ? "on" : "off");
     }
   } catch (const std::exception& e) {
-    spdlog::warn("{}: reading request-multicast-control: {}", tag(), e.what());
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: reading request-multicast-control: {}",
+                             tag(), e.what());
   }
 }
 
@@ -170,7 +194,8 @@ void vif::do_disconnect() {
   queues_->stop();
   last_counters_ = queues_->counters();
   for (const auto& q : last_counters_) {
-    spdlog::info("{}: counters at disconnect: {}", tag(), q.dump());
+    UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: counters at disconnect: {}", tag(),
+                             q.dump());
   }
   queues_.reset();
   multicast_control_.reset();

@@ -41,8 +41,21 @@ struct session : std::enable_shared_from_this<session> {
                            [self = shared_from_this()](auto ec, std::size_t n) {
                              if (!ec) {
                                self->answer(n);
+                             } else if (ec == asio::error::not_found) {
+                               self->refuse_oversized();
                              }
                            });
+  }
+  // The buffer is full without a newline: say why, then close (the rest of
+  // the line is never read, so memory stays bounded).
+  void refuse_oversized() {
+    reply =
+        make_error("request longer than " + std::to_string(max_request_bytes) + " bytes").dump() +
+        "\n";
+    asio::async_write(socket, asio::buffer(reply), [self = shared_from_this()](auto, auto) {
+      boost::system::error_code ignored;
+      self->socket.close(ignored);
+    });
   }
   void answer(std::size_t n) {
     std::string line(asio::buffers_begin(input.data()),

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
+#include "unetback/service/logging.hpp"
 #include "unetback/xs/permission.hpp"
 
 namespace unetback::daemon::detail {
@@ -62,17 +64,36 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
   return o;
 }
 
+// A string naming one of `allowed` (a wrong type also lists them).
+std::string choice(const toml::node& n, const std::string& where, std::string_view allowed) {
+  if (!n.is_string()) {
+    bad(where, "must be a string, one of " + std::string(allowed));
+  }
+  return *n.value<std::string>();
+}
+
 std::string one_of(const toml::node& n, const std::string& where,
                    std::initializer_list<const char*> allowed) {
-  const std::string v = string(n, where);
   std::string list;
+  for (const char* a : allowed) {
+    list += list.empty() ? a : std::string(", ") + a;
+  }
+  const std::string v = choice(n, where, list);
   for (const char* a : allowed) {
     if (v == a) {
       return v;
     }
-    list += list.empty() ? a : std::string(", ") + a;
   }
   bad(where, "must be one of " + list);
+}
+
+// A file-system path: a non-empty absolute path.
+std::string path(const toml::node& n, const std::string& where) {
+  std::string v = string(n, where);
+  if (v.empty() || v.front() != '/') {
+    bad(where, "must be an absolute path");
+  }
+  return v;
 }
 
 // One [daemon] key into `s` (a copy, returned).
@@ -83,17 +104,19 @@ settings_layer with_daemon_key(settings_layer s, const std::string& key, const t
   } else if (key == "platform") {
     s.platform = one_of(n, where, {"xen", "sim"});
   } else if (key == "log-level") {
-    s.log_level = service::parse_log_level(string(n, where));
+    s.log_level = service::parse_log_level(choice(n, where, service::log_level_names));
   } else if (key == "log-target") {
-    s.log_target = service::parse_log_target(string(n, where));
+    s.log_target = service::parse_log_target(choice(n, where, service::log_target_names));
   } else if (key == "max-xdp-headroom") {
     s.max_xdp_headroom = integer(n, where, xdp_headroom_range);
   } else if (key == "sim-dir") {
-    s.sim_dir = string(n, where);
+    s.sim_dir = path(n, where);
   } else if (key == "xenstore") {
-    s.xenstore = string(n, where);
+    s.xenstore = path(n, where);
   } else if (key == "control-socket") {
-    s.control_socket = string(n, where);
+    s.control_socket = path(n, where);
+  } else if (key == "keep-vifs") {
+    s.keep_vifs = boolean(n, where);
   } else {
     bad(where, "unknown key");
   }
@@ -156,11 +179,18 @@ std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> vif_tables(const tom
 settings_layer read_config_file(const std::string& path, bool optional_file) {
   settings_layer s;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) {
     if (optional_file) {
       return s;
     }
     throw std::invalid_argument(path + ": no such configuration file");
+  }
+  if (ec) {
+    throw std::invalid_argument(path + ": " + ec.message());
+  }
+  if (status.type() != std::filesystem::file_type::regular) {
+    throw std::invalid_argument(path + ": not a regular file");
   }
   toml::table root;
   try {

@@ -5,7 +5,7 @@
 //   [daemon]            platform, log-level, log-target, max-queues,
 //                       wait-for-hotplug, max-xdp-headroom, poll-us, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       sim-dir, xenstore, control-socket
+//                       sim-dir, xenstore, control-socket, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms
 // Unknown sections and keys are errors naming them.
@@ -53,6 +53,7 @@ struct settings_layer {
   std::optional<spdlog::level::level_enum> log_level;
   std::optional<service::log_target> log_target;
   std::optional<long long> max_xdp_headroom;
+  std::optional<bool> keep_vifs;
   vif_overrides vif;
   std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> per_vif;
 };

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "unetback/service/logging.hpp"
 
@@ -55,6 +56,8 @@ json list(const control::supervisor& sup, const json& request) {
                    {"state", v.value("state", "")},
                    {"tap", v.value("tap", "")},
                    {"failed", v.value("failed", false)},
+                   {"disabled", v.value("disabled", false)},
+                   {"disabled_reason", v.value("disabled_reason", "")},
                    {"queues", v.value("queues", json::array()).size()}});
   }
   return out;
@@ -67,7 +70,11 @@ json stats(const control::supervisor& sup, const json& request) {
     for (const auto& q : v.value("queues", json::array())) {
       queues.push_back(queue_stats(q));
     }
-    out.push_back({{"name", vif_name(v)}, {"queues", std::move(queues)}});
+    json entry = {{"name", vif_name(v)}, {"queues", std::move(queues)}};
+    if (v.contains("ctrl")) {
+      entry["ctrl"] = v.at("ctrl");  // the control ring's counters (rejected requests)
+    }
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -84,6 +91,27 @@ json dump(const control::supervisor& sup, const json& request) {
   return {{"name", vif_name(v)}, {"queues", std::move(queues)}};
 }
 
+// disable/enable name one vif ("vif<D>.<N>"); an unknown name is an error.
+std::pair<domid, unsigned> one_vif(const control::supervisor& sup, const json& request) {
+  if (!request.contains("vif") || !request["vif"].is_string()) {
+    throw std::invalid_argument(request.value("cmd", std::string()) + " needs a vif (vifD.N)");
+  }
+  const auto v = vifs_matching(sup, request).at(0);
+  return {domid{v.value("domid", std::uint16_t{0})}, v.value("devid", 0U)};
+}
+
+json disable(control::supervisor& sup, const json& request) {
+  const auto [d, devid] = one_vif(sup, request);
+  sup.disable(d, devid, "operator");
+  return {{"name", request["vif"]}, {"disabled", true}};
+}
+
+json enable(control::supervisor& sup, const json& request) {
+  const auto [d, devid] = one_vif(sup, request);
+  const bool was_disabled = sup.enable(d, devid);
+  return {{"name", request["vif"]}, {"enabled", true}, {"was_disabled", was_disabled}};
+}
+
 json log_level(const json& request) {
   const auto level = service::parse_log_level(request.value("level", std::string()));
   spdlog::set_level(level);
@@ -93,11 +121,13 @@ json log_level(const json& request) {
 
 }  // namespace
 
-void register_control_commands(ctl::control_server& server, const control::supervisor& sup) {
+void register_control_commands(ctl::control_server& server, control::supervisor& sup) {
   server.add_command("list", [&sup](const json& r) { return list(sup, r); });
   server.add_command("stats", [&sup](const json& r) { return stats(sup, r); });
   server.add_command("dump", [&sup](const json& r) { return dump(sup, r); });
   server.add_command("log-level", [](const json& r) { return log_level(r); });
+  server.add_command("disable", [&sup](const json& r) { return disable(sup, r); });
+  server.add_command("enable", [&sup](const json& r) { return enable(sup, r); });
 }
 
 }  // namespace unetback::daemon

@@ -6,8 +6,8 @@
 
 namespace unetback::daemon {
 
-/// Registers list, stats, dump and log-level on `server`, reading `sup`.
-/// Handlers run on the io_context thread, like the supervisor itself.
-void register_control_commands(ctl::control_server& server, const control::supervisor& sup);
+/// Registers list, stats, dump, log-level, disable and enable on `server`,
+/// serving `sup`. Handlers run on the io_context thread, like the supervisor.
+void register_control_commands(ctl::control_server& server, control::supervisor& sup);
 
 }  // namespace unetback::daemon

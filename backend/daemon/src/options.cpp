@@ -30,6 +30,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.log_level, over.log_level);
   take(base.log_target, over.log_target);
   take(base.max_xdp_headroom, over.max_xdp_headroom);
+  take(base.keep_vifs, over.keep_vifs);
   take(base.vif.max_queues, over.vif.max_queues);
   take(base.vif.wait_for_hotplug, over.vif.wait_for_hotplug);
   take(base.vif.poll_us, over.vif.poll_us);
@@ -64,6 +65,7 @@ daemon_options resolve(const settings_layer& layer) {
   opts.control_socket = layer.control_socket.value_or(opts.control_socket);
   opts.log_level = layer.log_level.value_or(opts.log_level);
   opts.log_target = layer.log_target.value_or(opts.log_target);
+  opts.keep_vifs = layer.keep_vifs.value_or(opts.keep_vifs);
   control::vif_options defaults;
   defaults.max_queues = default_max_queues();
   defaults.max_xdp_headroom =
@@ -90,6 +92,7 @@ struct cli_values {
   long long max_queues = 0, poll_us = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
   bool wait_for_hotplug = true;
   bool no_wait = false;
+  bool keep_vifs = false;
 };
 
 std::string range_text(detail::range r) {
@@ -128,6 +131,8 @@ void define(CLI::App& app, cli_values& v) {
   app.add_flag("--no-wait-hotplug,--no-wait-for-hotplug", v.no_wait,
                "do not wait for the hotplug script; bridge the TAP ourselves")
       ->excludes(wait);
+  app.add_flag("--keep-vifs", v.keep_vifs,
+               "on SIGTERM/SIGINT leave vifs Connected with their TAPs for the next daemon");
 }
 
 template <class T>
@@ -163,6 +168,9 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.vif.wait_for_hotplug = given(app, "--wait-for-hotplug", v.wait_for_hotplug);
   if (v.no_wait) {
     s.vif.wait_for_hotplug = false;
+  }
+  if (v.keep_vifs) {
+    s.keep_vifs = true;
   }
   return s;
 }

@@ -1,6 +1,7 @@
 // unetbackd's life: logging, the kernel-netback check, XenStore and the
 // platform, dropping capabilities before any thread exists, then the
-// supervisor on the io_context until a signal walks every vif to Closed.
+// supervisor on the io_context until a signal walks every vif to Closed
+// (or, with keep-vifs, leaves them Connected for the next daemon).
 
 #include "run.hpp"
 
@@ -24,6 +25,7 @@
 #include "unetback/service/notify.hpp"
 #include "unetback/service/privileges.hpp"
 #include "unetback/service/watchdog.hpp"
+#include "unetback/steering/rss_program.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::daemon {
@@ -34,9 +36,24 @@ namespace {
 struct daemon_parts {
   xs::client xs;
   std::unique_ptr<platform::platform> platform;
+  std::unique_ptr<steering::rss_program> steering;  // null: unavailable
   std::unique_ptr<control::queue_factory> queues;
   std::unique_ptr<control::tap_factory> taps;
 };
+
+// Vifs whose guests may configure a Toeplitz mapping at once (a table each,
+// allocated when the guest configures one).
+constexpr std::uint32_t max_steered_vifs = 4096;
+
+// Loading a BPF program needs CAP_BPF: now, before the capabilities go.
+std::unique_ptr<steering::rss_program> load_steering() {
+  try {
+    return steering::rss_program::load(max_steered_vifs);
+  } catch (const std::system_error& e) {
+    spdlog::warn("RX steering by the guest's hash mapping is unavailable: {}", e.what());
+    return nullptr;
+  }
+}
 
 daemon_parts setup(const daemon_options& o) {
   // XENSTORED_PATH is set here, while the process is still single-threaded.
@@ -46,8 +63,9 @@ daemon_parts setup(const daemon_options& o) {
   po.sim_dir = o.sim_dir;
   po.self = self;
   auto plat = platform::make_platform(o.platform, po);
-  auto queues = control::make_datapath_queue_factory(*plat);
-  return daemon_parts{std::move(xs), std::move(plat), std::move(queues),
+  auto steering = load_steering();
+  auto queues = control::make_datapath_queue_factory(*plat, steering.get());
+  return daemon_parts{std::move(xs), std::move(plat), std::move(steering), std::move(queues),
                       control::make_kernel_tap_factory()};
 }
 
@@ -72,10 +90,11 @@ int serve(const daemon_options& o, daemon_parts& parts) {
     if (ec) {
       return;
     }
-    spdlog::info("signal {}: closing {} vifs", sig, sup.vif_count());
-    service::notify_stopping(fmt::format("closing {} vifs", sup.vif_count()));
+    const char* what = o.keep_vifs ? "keeping" : "closing";
+    spdlog::info("signal {}: {} {} vifs", sig, what, sup.vif_count());
+    service::notify_stopping(fmt::format("{} {} vifs", what, sup.vif_count()));
     wd.stop();
-    sup.shutdown();
+    sup.shutdown(o.keep_vifs);
     io.stop();
   });
   io.run();

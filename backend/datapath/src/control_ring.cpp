@@ -15,6 +15,7 @@
 #include "thread_util.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/rings/netif.hpp"
+#include "unetback/util/rate_limit.hpp"
 
 namespace unetback::datapath {
 
@@ -42,7 +43,8 @@ struct control_ring::impl {
   /// Answers every unconsumed request (at most one ring's worth).
   [[nodiscard]] pass process();
   [[nodiscard]] bool read_grant(grant_ref ref, std::span<std::byte> dest);
-  void sleep();
+  /// Counts a rejected answer; logs it (rate-limited: the guest chooses).
+  void account(const rings::ctrl_request& req, std::uint32_t status);
 
   domid frontend;
   grant_ref ring_ref;
@@ -58,6 +60,9 @@ struct control_ring::impl {
   std::uint64_t published_generation = 0;
   queue_counters counters;  // events only; the pump needs somewhere to count
   std::atomic<std::uint64_t> handled{0};
+  std::atomic<std::uint64_t> not_supported{0};
+  std::atomic<std::uint64_t> invalid_parameter{0};
+  std::atomic<std::uint64_t> buffer_overflow{0};
   std::atomic<std::uint32_t> req_cons{0};
   std::atomic<std::uint32_t> rsp_prod_pvt{0};
   int stop_fd = -1;
@@ -80,6 +85,25 @@ bool control_ring::impl::read_grant(grant_ref ref, std::span<std::byte> dest) {
   return seg.status == GNTST_okay;
 }
 
+void control_ring::impl::account(const rings::ctrl_request& req, std::uint32_t status) {
+  switch (status) {
+    case rings::ctrl_status::success:
+      return;
+    case rings::ctrl_status::not_supported:
+      not_supported.fetch_add(1, std::memory_order_relaxed);
+      return;
+    case rings::ctrl_status::invalid_parameter:
+      invalid_parameter.fetch_add(1, std::memory_order_relaxed);
+      break;
+    default:
+      buffer_overflow.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
+  UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
+                           "{}: control ring request type {} rejected (status {})", name, req.type,
+                           status);
+}
+
 control_ring::impl::pass control_ring::impl::process() {
   rings::ctrl_back_ring& r = ring->ring;
   const auto pending = r.unconsumed_requests();
@@ -93,7 +117,9 @@ control_ring::impl::pass control_ring::impl::process() {
   for (std::uint32_t i = 0; i < n; ++i) {
     const rings::ctrl_request req = r.copy_request(r.req_cons());  // copied once
     r.consume(1);
-    r.write_response(handler.handle(req, reader));
+    const rings::ctrl_response rsp = handler.handle(req, reader);
+    account(req, rsp.status);
+    r.write_response(rsp);
   }
   if (n == 0) {
     return pass{};
@@ -129,13 +155,16 @@ const char* control_ring::impl::run() {
     if (!again || again.value() != 0) {
       continue;  // more requests, or an overflow the next process() reports
     }
-    std::array<pollfd, 2> fds{pollfd{channel->fd(), POLLIN, 0}, pollfd{stop_fd, POLLIN, 0}};
+    std::array<pollfd, 2> fds{pollfd{stop_fd, POLLIN, 0}, pollfd{channel->fd(), POLLIN, 0}};
+    nfds_t count = 2;
     int timeout = -1;
     if (const auto at = pump.unmask_deadline()) {
+      // Event-storm backoff (XSA-332): sleep until the unmask, not per doorbell.
+      count = 1;
       timeout = static_cast<int>(std::max<std::int64_t>(
           0, std::chrono::ceil<std::chrono::milliseconds>(*at - now).count()));
     }
-    (void)::poll(fds.data(), fds.size(), timeout);
+    (void)::poll(fds.data(), count, timeout);
   }
   return nullptr;
 }
@@ -225,6 +254,18 @@ void control_ring::stop() {
 
 std::uint64_t control_ring::requests_handled() const {
   return impl_->handled.load(std::memory_order_relaxed);
+}
+
+ctrl_ring_counters control_ring::counters() const {
+  const impl& c = *impl_;
+  ctrl_ring_counters out;
+  out.requests = c.handled.load(std::memory_order_relaxed);
+  out.not_supported = c.not_supported.load(std::memory_order_relaxed);
+  out.invalid_parameter = c.invalid_parameter.load(std::memory_order_relaxed);
+  out.buffer_overflow = c.buffer_overflow.load(std::memory_order_relaxed);
+  out.events = c.counters.events_received.load(std::memory_order_relaxed);
+  out.event_storm_backoffs = c.counters.event_storm_backoffs.load(std::memory_order_relaxed);
+  return out;
 }
 
 std::string control_ring::ring_dump() const {

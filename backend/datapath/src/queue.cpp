@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "ring_dump.hpp"
+#include "tap_errors.hpp"
 #include "thread_util.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
 #include "worker.hpp"
@@ -25,6 +26,7 @@ struct queue::impl {
         channel(p.open_event_channel()) {}
 
   void map_and_bind();
+  void kick_after_resume();
   void release();
   void thread_main();
   void report_fault(const std::string& reason);
@@ -69,6 +71,22 @@ void queue::impl::map_and_bind() {
   }
 }
 
+// Resume (queue_config::resume): the previous binder may have published
+// responses without notifying, and the frontend's kicks while nobody was
+// bound went nowhere. One notification per port makes the frontend look at
+// rsp_prod again; the worker's first sweep looks at req_prod.
+void queue::impl::kick_after_resume() {
+  spdlog::info("{}: resuming at tx rsp_prod {} (req_prod {}), rx rsp_prod {} (req_prod {})",
+               config.name, tx->ring.rsp_prod_pvt(), tx->ring.load_req_prod(),
+               rx->ring.rsp_prod_pvt(), rx->ring.load_req_prod());
+  channel->notify(*tx_port);
+  bump(counters.notify_sent);
+  if (rx_port != tx_port) {
+    channel->notify(*rx_port);
+    bump(counters.notify_sent);
+  }
+}
+
 void queue::impl::release() {
   if (rx_port && rx_port != tx_port) {
     channel->unbind(*rx_port);
@@ -88,7 +106,9 @@ void queue::impl::release() {
 
 void queue::impl::report_fault(const std::string& reason) {
   bump(counters.faults);
-  spdlog::error("{}: frontend fault, queue stopped: {}", config.name, reason);
+  // A deleted TAP is the host's doing, not the guest's: say so.
+  const char* whose = reason == tap_gone_fault ? "host fault" : "frontend fault";
+  spdlog::error("{}: {}, queue stopped: {}", config.name, whose, reason);
   if (on_fault) {
     try {
       on_fault(config.index, reason);
@@ -134,6 +154,9 @@ void queue::start() {
   }
   try {
     q.map_and_bind();
+    if (q.config.resume) {
+      q.kick_after_resume();
+    }
     q.stop_fd = make_stop_fd();
     q.stopping.store(false);
     if (q.config.features.multicast_control) {

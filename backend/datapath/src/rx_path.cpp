@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tap_errors.hpp"
 #include "unetback/rings/toeplitz.hpp"
 #include "unetback/util/rate_limit.hpp"
 
@@ -124,6 +125,10 @@ bool rx_path::read_one() {
   ++reads_;
   if (n < 0) {
     bump(ctx_.counters.rx_tap_read_errors);
+    if (tap_gone(n)) {
+      cur_.fault = tap_gone_fault;
+      return false;
+    }
     UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: TAP read failed: errno {}", ctx_.config.name,
                              -n);
     return false;

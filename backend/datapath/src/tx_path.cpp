@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tap_errors.hpp"
 #include "unetback/util/rate_limit.hpp"
 
 namespace unetback::datapath {
@@ -71,6 +72,11 @@ tx_sweep_result tx_path::sweep(clock::time_point now) {
   copy_batch();
   for (pending_packet& pkt : packets_) {
     deliver(pkt);
+  }
+  // A response overwrites its request's slot: write them only right before
+  // publishing, so that a daemon killed mid-sweep leaves the requests it did
+  // not answer intact for its successor (restart without reconnect).
+  for (const pending_packet& pkt : packets_) {
     respond(pkt);
   }
   cur_.consumed = planned;
@@ -241,6 +247,9 @@ void tx_path::deliver(pending_packet& pkt) {
     bump(ctx_.counters.tx_drops_tap_full);  // the host dropped it: the guest did nothing wrong
   } else {
     bump(ctx_.counters.tx_drops_tap_error);
+    if (tap_gone(written)) {
+      cur_.fault = tap_gone_fault;  // answered as usual; the worker stops after this sweep
+    }
     UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: TAP write failed: errno {}",
                              ctx_.config.name, -written);
   }

@@ -97,6 +97,9 @@ void vif_shared_state::publish_hash(const rings::hash_config& c) {
     hash_[w++].store(m, std::memory_order_release);
   }
   hash_seq_.store(seq + 2, std::memory_order_release);
+  if (hash_observer_) {
+    hash_observer_(c);
+  }
 }
 
 std::uint64_t vif_shared_state::hash_generation() const {

@@ -1,12 +1,13 @@
 #pragma once
 // The queue worker's loop: bounded sweeps of TX and RX, notifications, the
-// final-check idiom, busy-polling, then poll() on the event-channel fd, the
-// stop eventfd and (only while RX buffers are posted) the TAP fd.
+// final-check idiom, adaptive busy-polling (poll_window.hpp), then poll() on the event-channel fd,
+// the stop eventfd and (only while RX buffers are posted) the TAP fd.
 
 #include <atomic>
 #include <cstdint>
 
 #include "event_pump.hpp"
+#include "poll_window.hpp"
 #include "queue_context.hpp"
 #include "rx_path.hpp"
 #include "tx_path.hpp"
@@ -59,6 +60,8 @@ class worker {
   tx_path tx_;
   rx_path rx_;
   event_pump pump_;
+  poll_window window_;  ///< adaptive busy-poll, at most tuning.poll_us
+  bool slept_ = false;  ///< the worker slept since its last work
 };
 
 }  // namespace unetback::datapath

@@ -22,34 +22,13 @@ void set_ifr_name(ifreq& ifr, std::string_view name) {
 }
 
 if_control::if_control() : fd_(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
-  if (fd_ < 0) {
+  if (fd_.get() < 0) {
     throw std::system_error(errno, std::generic_category(), "control socket");
   }
 }
 
-if_control::~if_control() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-  }
-}
-
-if_control::if_control(if_control&& other) noexcept : fd_(other.fd_) {
-  other.fd_ = -1;
-}
-
-if_control& if_control::operator=(if_control&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
 void if_control::call(unsigned long request, ifreq& ifr, std::string_view what) const {
-  if (::ioctl(fd_, request, &ifr) != 0) {
+  if (::ioctl(fd_.get(), request, &ifr) != 0) {
     throw std::system_error(errno, std::generic_category(),
                             std::string(what) + " " + std::string(ifr.ifr_name));
   }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "unetback/tap/mac.hpp"
+#include "unetback/tap/unique_fd.hpp"
 
 namespace unetback::tap::detail {
 
@@ -17,11 +18,6 @@ class if_control {
  public:
   /// Creates the socket in the calling thread's network namespace.
   if_control();
-  ~if_control();
-  if_control(if_control&& other) noexcept;
-  if_control& operator=(if_control&& other) noexcept;
-  if_control(const if_control&) = delete;
-  if_control& operator=(const if_control&) = delete;
 
   [[nodiscard]] int index_of(std::string_view name) const;
   [[nodiscard]] std::string name_of(int ifindex) const;
@@ -38,7 +34,7 @@ class if_control {
  private:
   [[nodiscard]] ifreq request_for(int ifindex) const;
   void call(unsigned long request, ifreq& ifr, std::string_view what) const;
-  int fd_ = -1;
+  unique_fd fd_;
 };
 
 /// Copies `name` into ifr.ifr_name; throws if it does not fit IFNAMSIZ-1.

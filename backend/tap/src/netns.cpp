@@ -36,27 +36,6 @@ netns_handle netns_handle::open_current() {
   return netns_handle(open_or_throw("/proc/thread-self/ns/net"));
 }
 
-netns_handle::~netns_handle() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-  }
-}
-
-netns_handle::netns_handle(netns_handle&& other) noexcept : fd_(other.fd_) {
-  other.fd_ = -1;
-}
-
-netns_handle& netns_handle::operator=(netns_handle&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
 netns_scope::netns_scope(const netns_handle& target) : saved_(netns_handle::open_current()) {
   if (::setns(target.fd(), CLONE_NEWNET) != 0) {
     throw std::system_error(errno, std::generic_category(), "setns into network namespace");

@@ -11,7 +11,7 @@
 
 #include "ifreq.hpp"
 #include "unetback/tap/netns.hpp"
-#include "unique_fd.hpp"
+#include "unetback/tap/unique_fd.hpp"
 
 namespace unetback::tap {
 
@@ -25,8 +25,8 @@ constexpr int tap_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
 }
 
 // Opens /dev/net/tun and attaches it to `name` (creating the TAP if absent).
-detail::unique_fd open_tun(std::string_view name) {
-  detail::unique_fd fd(::open("/dev/net/tun", O_RDWR | O_CLOEXEC));
+unique_fd open_tun(std::string_view name) {
+  unique_fd fd(::open("/dev/net/tun", O_RDWR | O_CLOEXEC));
   if (fd.get() < 0) {
     throw_errno("open /dev/net/tun");
   }
@@ -52,7 +52,7 @@ void set_queue_attached(int fd, bool attached) {
 struct tap_device::impl {
   std::optional<netns_handle> netns;
   detail::if_control ctl;  // made in the device's namespace
-  detail::unique_fd tun;   // the control queue, kept detached
+  unique_fd tun;           // the control queue, kept detached
 
   // Device-wide TUN ioctls fail with EBADFD on a detached queue: attach the
   // control fd for the call only (traffic steered to it meanwhile is lost;
@@ -125,7 +125,7 @@ std::unique_ptr<tap_queue> tap_device::open_queue() {
   if (impl_->netns) {
     inside.emplace(*impl_->netns);  // TUNSETIFF looks the name up in the fd's namespace
   }
-  detail::unique_fd fd = open_tun(current);
+  unique_fd fd = open_tun(current);
   return std::make_unique<tap_queue>(fd.release());
 }
 

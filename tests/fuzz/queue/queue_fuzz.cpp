@@ -258,7 +258,11 @@ class queue_under_fuzz {
     }
   }
 
+  // A hostile guest writes any slot, also one whose response it has not
+  // read yet; the checking netfront validates every published response
+  // before its own writes can overwrite one (responses are the backend's).
   void write_tx_slot() {
+    read_tx_responses();
     rings::tx_request r{};
     r.gref = pick_ref();
     r.offset = in_.u16();
@@ -268,6 +272,7 @@ class queue_under_fuzz {
     std::memcpy(tx_entry(tx_prod_++), &r, sizeof r);
   }
   void write_tx_extra() {
+    read_tx_responses();
     rings::extra_info e{};
     e.type = in_.u8();
     e.flags = in_.u8();
@@ -294,6 +299,7 @@ class queue_under_fuzz {
   }
 
   void post_rx() {
+    read_rx_responses();
     rings::rx_request r{};
     r.id = static_cast<std::uint16_t>(rx_prod_);
     r.gref = pick_ref();

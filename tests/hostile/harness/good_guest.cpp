@@ -17,8 +17,10 @@ good_guest::good_guest(world& w, unsigned queues) : world_(w) {
   w.network_attach(id, fmt::format("00:16:3e:00:00:{:02x}", id.value()));
   const auto ready = w.dir() / "good-guest.ready";
   frontend_ = std::make_unique<child_process>(
-      std::vector<std::string>{w.bin("netfront-sim").string(), "--domid",
-                               std::to_string(id.value()), "--xenstore-dir", w.xs_dir().string(),
+      // --xenstore-dir first: tests/integration/lib.sh's netfront_pid matches
+      // "netfront-sim --domid N " machine-wide; this guest is not theirs.
+      std::vector<std::string>{w.bin("netfront-sim").string(), "--xenstore-dir",
+                               w.xs_dir().string(), "--domid", std::to_string(id.value()),
                                "--sim-dir", w.sim_dir().string(), "--devid", "0", "--queues",
                                std::to_string(queues), "--netns", ns_, "--ifname", "eth0",
                                "--ready-file", ready.string()},

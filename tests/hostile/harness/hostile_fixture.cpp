@@ -108,6 +108,7 @@ tx_driver& hostile_test::reconnect_and_drive() {
 
 void hostile_test::begin_attack() {
   rss_before_kib_ = w().daemon_rss_kib();
+  log_before_bytes_ = w().daemon_log().size();
   good().traffic().start();
   attack_running_ = true;
 }
@@ -128,8 +129,12 @@ void hostile_test::expect_contained(std::uint64_t rss_bound_kib) {
   const std::uint64_t growth = rss_after > rss_before_kib_ ? rss_after - rss_before_kib_ : 0;
   EXPECT_LE(growth, rss_bound_kib)
       << "unetbackd VmRSS grew from " << rss_before_kib_ << " to " << rss_after << " KiB";
+  const std::size_t log_growth = w().daemon_log().size() - log_before_bytes_;
+  EXPECT_LE(log_growth, log_bound_bytes)
+      << "the attack made unetbackd write " << log_growth << " bytes of log";
   std::cerr << "[contained] echoes during " << during.received << "/" << during.sent << ", VmRSS "
-            << rss_before_kib_ << " -> " << rss_after << " KiB (bound +" << rss_bound_kib << ")\n";
+            << rss_before_kib_ << " -> " << rss_after << " KiB (bound +" << rss_bound_kib
+            << "), log +" << log_growth << " bytes\n";
 }
 
 void hostile_test::expect_vif_disabled(const std::string& reason, bool queue_fault) {

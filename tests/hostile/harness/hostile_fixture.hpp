@@ -12,7 +12,7 @@
 //      line,
 //   5. expect_contained(): daemon alive, no sanitizer report, the good guest
 //      kept >= 75 % of its echoes during the attack and still passes them,
-//      VmRSS growth within the stated bound.
+//      VmRSS growth within the stated bound, log growth within its bound.
 // TearDown stops the daemon with SIGTERM and expects a clean exit (status 0:
 // no LeakSanitizer report either).
 
@@ -33,6 +33,11 @@ namespace unetback::hostile {
 /// most this much during an attack (ASan quarantine capped at 8 MiB; one
 /// reconnect allocates a queue's buffers, about 2 MiB).
 inline constexpr std::uint64_t default_rss_bound_kib = 32 * 1024;
+
+/// What one attack may add to the daemon's log: guest-triggered lines are
+/// rate-limited (10 per 5 s per call site), so a scenario's few seconds of
+/// attack stay far below this; one line per guest action would not.
+inline constexpr std::size_t log_bound_bytes = 64 * 1024;
 
 /// A packet's responses: statuses only.
 std::vector<std::int16_t> statuses(const std::vector<rings::tx_response>& r);
@@ -98,6 +103,7 @@ class hostile_test : public ::testing::Test {
   std::unique_ptr<hostile_guest> hostile_;
   std::unique_ptr<tx_driver> tx_;
   std::uint64_t rss_before_kib_ = 0;
+  std::size_t log_before_bytes_ = 0;
   bool attack_running_ = false;
 };
 

@@ -88,7 +88,16 @@ hostile_guest::hostile_guest(world& w, const hostile_options& options)
     throw std::runtime_error("sim-xenstored did not create " + socket.string());
   }
   domain_ = std::make_unique<sim::guest_domain>(domain_config_for(w, options));
-  xs_ = std::make_unique<xs::client>(xs::client::open(socket.string()));
+  for (int attempt = 0; !xs_; ++attempt) {  // socket file exists a moment before listen()
+    try {
+      xs_ = std::make_unique<xs::client>(xs::client::open(socket.string()));
+    } catch (const std::exception&) {
+      if (attempt >= 50) {
+        throw;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   w.network_attach(id, mac);
 }
 
@@ -309,8 +318,13 @@ void rx_driver::post(grant_ref gref) {
   kick();
 }
 
-void rx_driver::post_buffer() {
+std::span<std::byte, 4096> rx_driver::buffer(std::size_t i) const {
+  return g_.domain().page(pages_.at(i));
+}
+
+void rx_driver::post_buffer(std::byte fill) {
   const std::uint32_t p = g_.domain().alloc_page();
+  std::memset(g_.domain().page(p).data(), std::to_integer<int>(fill), 4096);
   const grant_ref ref = g_.domain().grant_access(p, backend_domid, sim::grant_mode::read_write);
   pages_.push_back(p);
   refs_.push_back(ref);

@@ -151,8 +151,11 @@ class rx_driver {
 
   /// Posts one RX request with any gref; publishes and kicks.
   void post(grant_ref gref);
-  /// Posts one buffer of a fresh page granted writable to the backend.
-  void post_buffer();
+  /// Posts one buffer of a fresh page granted writable to the backend,
+  /// filled with `fill` (to see exactly what the backend wrote).
+  void post_buffer(std::byte fill = std::byte{0});
+  /// The memory of the i-th buffer post_buffer() posted.
+  [[nodiscard]] std::span<std::byte, 4096> buffer(std::size_t i) const;
   /// Waits for `n` responses (consumes them).
   std::vector<rings::rx_response> responses(std::size_t n,
                                             std::chrono::milliseconds timeout = state_timeout);

@@ -65,7 +65,17 @@ world::world(const world_options& options) : dir_(make_temp_dir()), id_(random_i
   std::filesystem::create_directories(logs());
   create_host_ns();
   start_xenstored();
-  xs_ = std::make_unique<xs::client>(xs::client::open((xs_dir() / "socket").string()));
+  // The socket file appears at bind(), a moment before listen(): retry.
+  for (int attempt = 0; !xs_; ++attempt) {
+    try {
+      xs_ = std::make_unique<xs::client>(xs::client::open((xs_dir() / "socket").string()));
+    } catch (const std::exception&) {
+      if (attempt >= 50) {
+        throw;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   start_daemon(options);
 }
 

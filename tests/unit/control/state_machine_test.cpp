@@ -26,7 +26,7 @@ std::vector<vif_snapshot> every_snapshot() {
   std::vector<vif_snapshot> all;
   for (int b = 0; b <= 8; ++b) {
     for (int f = 0; f <= 8; ++f) {
-      for (unsigned bits = 0; bits < 64; ++bits) {
+      for (unsigned bits = 0; bits < 128; ++bits) {
         vif_snapshot s;
         s.backend = static_cast<S>(b);
         s.frontend = static_cast<S>(f);
@@ -36,6 +36,7 @@ std::vector<vif_snapshot> every_snapshot() {
         s.data_connected = (bits & 8U) != 0;
         s.failed = (bits & 16U) != 0;
         s.present = (bits & 32U) != 0;
+        s.disabled = (bits & 64U) != 0;
         all.push_back(s);
       }
     }
@@ -123,13 +124,27 @@ TEST(VifStateMachine, ConnectedIsPublishedOnlyWithHotplugAndARunningDataPath) {
   }
 }
 
-TEST(VifStateMachine, ConnectOnlyForAConnectedFrontendInInitWait) {
+TEST(VifStateMachine, ConnectOnlyForAConnectedFrontendInInitWaitOrResumingConnected) {
   for (const vif_snapshot& s : every_snapshot()) {
     if (has(next_step(s), A::connect)) {
       EXPECT_EQ(s.frontend, S::connected);
-      EXPECT_EQ(s.backend, S::init_wait);
-      EXPECT_TRUE(s.online && !s.failed && s.backend_valid && !s.data_connected && s.present);
+      EXPECT_TRUE(s.backend == S::init_wait || s.backend == S::connected);
+      EXPECT_TRUE(s.online && !s.failed && s.backend_valid && !s.data_connected && s.present &&
+                  !s.disabled);
     }
+  }
+}
+
+TEST(VifStateMachine, DisabledVifNeverRunsADataPathNorChangesItsState) {
+  for (const vif_snapshot& s : every_snapshot()) {
+    if (!s.disabled || s.frontend != S::connected || !s.online || s.failed || !s.backend_valid ||
+        !s.present || (s.backend != S::connected && s.backend != S::init_wait)) {
+      continue;
+    }
+    const vif_step st = next_step(s);
+    EXPECT_FALSE(has(st, A::connect));
+    EXPECT_EQ(has(st, A::disconnect), s.data_connected);
+    EXPECT_EQ(apply(s, st).backend, s.backend);
   }
 }
 
@@ -309,10 +324,54 @@ TEST(VifLifecycle, DataPathFaultWhileConnectedDisconnectsAndCloses) {
   EXPECT_EQ(next_step(s).actions, (std::vector<A>{A::disconnect, A::write_closing}));
 }
 
-TEST(VifLifecycle, ConnectedWithoutDataPathAfterRestartIsClosed) {
+TEST(VifLifecycle, ConnectedWithoutDataPathAfterRestartResumesStayingConnected) {
   vif_snapshot s = fresh();
   s.backend = S::connected;
   s.frontend = S::connected;
+  const vif_step st = next_step(s);
+  EXPECT_EQ(st.actions, std::vector<A>{A::connect});
+  EXPECT_EQ(st.next, S::connected);
+  s = apply(s, st);
+  EXPECT_TRUE(next_step(s).actions.empty());
+}
+
+TEST(VifLifecycle, ResumeThatFailsClosesTheVif) {
+  vif_snapshot s = fresh();
+  s.backend = S::connected;
+  s.frontend = S::connected;
+  s.failed = true;  // connect found revoked grants or ports
+  EXPECT_EQ(next_step(s).actions, std::vector<A>{A::write_closing});
+}
+
+TEST(VifLifecycle, OperatorDisableStopsTheDataPathAndEnableResumesIt) {
+  vif_snapshot s = fresh();
+  s.backend = S::connected;
+  s.frontend = S::connected;
+  s.hotplug_connected = true;
+  s.data_connected = true;
+  s.disabled = true;
+  EXPECT_EQ(next_step(s).actions, std::vector<A>{A::disconnect});
+  s.data_connected = false;
+  EXPECT_TRUE(next_step(s).actions.empty());  // stays Connected, carrier off
+  s.disabled = false;
+  EXPECT_EQ(next_step(s).actions, std::vector<A>{A::connect});
+}
+
+TEST(VifLifecycle, DisabledVifPendingHotplugDoesNotConnect) {
+  vif_snapshot s = fresh();
+  s.backend = S::init_wait;
+  s.frontend = S::connected;
+  s.disabled = true;
+  EXPECT_TRUE(next_step(s).actions.empty());
+  s.disabled = false;
+  EXPECT_EQ(next_step(s).actions, std::vector<A>{A::connect});
+}
+
+TEST(VifLifecycle, DisabledVifStillClosesWhenTheFrontendCloses) {
+  vif_snapshot s = fresh();
+  s.backend = S::connected;
+  s.frontend = S::closing;
+  s.disabled = true;
   EXPECT_EQ(next_step(s).actions, std::vector<A>{A::write_closing});
 }
 

@@ -248,21 +248,118 @@ TEST_F(VifOnSimXenstore, DescribeListsVifsAndQueueCounters) {
   EXPECT_EQ(j["vifs"][0]["queues"][1]["queue"], 1);
 }
 
-TEST_F(VifOnSimXenstore, RestartAdoptsAConnectedDeviceAndLetsItReconnect) {
+TEST_F(VifOnSimXenstore, RestartResumesAConnectedDeviceWithoutLeavingConnected) {
+  start();
+  bring_up(2);
+  EXPECT_FALSE(queues_.created[0]->configs[0].resume);  // a fresh connect
+  sup_.reset();                                         // crash: nothing written
+  taps_.created.clear();
+  queues_.created.clear();
+  start();
+  ASSERT_TRUE(
+      run_until(io_, [&] { return !queues_.created.empty() && queues_.created.back()->started; }));
+  EXPECT_TRUE(stays("4"));
+  EXPECT_EQ(tool_->read(vif_.frontend_path() + "/state"), "4");
+  ASSERT_EQ(taps_.created.size(), 1U);  // the persistent TAP, attached again
+  EXPECT_TRUE(taps_.created[0]->carrier);
+  const auto& configs = queues_.created[0]->configs;
+  ASSERT_EQ(configs.size(), 2U);
+  for (const auto& c : configs) {
+    EXPECT_TRUE(c.resume);  // indices from the shared rings, one kick
+  }
+  EXPECT_EQ(configs[1].tx_ring_ref, grant_ref{1034});  // re-read from XenStore
+}
+
+TEST_F(VifOnSimXenstore, RestartWhoseResumeFailsClosesSoTheFrontendReconnects) {
   start();
   bring_up();
-  sup_.reset();  // crash: nothing written
-  taps_.created.clear();
+  sup_.reset();
+  queues_.fail_start = true;  // e.g. the frontend revoked its ring grants
   start();
-  // Adopted in Connected with no data path: closed so the frontend reconnects.
   ASSERT_TRUE(wait_state("5"));
-  ASSERT_EQ(taps_.created.size(), 1U);
+  EXPECT_TRUE(tool_->read("/local/domain/0/error/backend/vif/1/0/error").has_value());
   netfront_state(*guest_, vif_, 6);
   ASSERT_TRUE(wait_state("6"));
+  queues_.fail_start = false;
   netfront_state(*guest_, vif_, 1);
   ASSERT_TRUE(wait_state("2"));
   netfront_connect(*guest_, vif_, 1);
   EXPECT_TRUE(wait_state("4"));
+}
+
+TEST_F(VifOnSimXenstore, ShutdownKeepingVifsLeavesThemConnectedForTheNextDaemon) {
+  start();
+  bring_up();
+  sup_->shutdown(/*keep_vifs=*/true);
+  EXPECT_EQ(be("state"), "4");
+  EXPECT_TRUE(queues_.created[0]->stopped);
+  EXPECT_FALSE(taps_.created[0]->removed);
+  sup_.reset();
+  start();
+  ASSERT_TRUE(run_until(io_, [&] { return queues_.created.size() == 2; }));
+  EXPECT_TRUE(queues_.created[1]->started);
+  EXPECT_TRUE(queues_.created[1]->configs[0].resume);
+  EXPECT_TRUE(stays("4"));
+}
+
+TEST_F(VifOnSimXenstore, OperatorDisableStopsQueuesCarrierOffStateStaysConnected) {
+  start();
+  bring_up(2);
+  sup_->disable(domid{1}, 0, "operator");
+  EXPECT_TRUE(queues_.created[0]->stopped);
+  EXPECT_FALSE(taps_.created[0]->carrier);
+  EXPECT_TRUE(stays("4"));
+  const auto j = sup_->describe()["vifs"][0];
+  EXPECT_EQ(j["disabled"], true);
+  EXPECT_EQ(j["disabled_reason"], "operator");
+  EXPECT_EQ(j["state"], "Connected");
+  sup_->disable(domid{1}, 0, "operator");  // idempotent
+  EXPECT_EQ(queues_.created.size(), 1U);
+}
+
+TEST_F(VifOnSimXenstore, EnableResumesADisabledVifLikeARestart) {
+  start();
+  bring_up(2);
+  sup_->disable(domid{1}, 0, "operator");
+  EXPECT_TRUE(sup_->enable(domid{1}, 0));
+  ASSERT_EQ(queues_.created.size(), 2U);
+  EXPECT_TRUE(queues_.created[1]->started);
+  EXPECT_TRUE(queues_.created[1]->configs[0].resume);
+  EXPECT_TRUE(taps_.created[0]->carrier);
+  EXPECT_TRUE(stays("4"));
+  EXPECT_EQ(sup_->describe()["vifs"][0]["disabled"], false);
+  EXPECT_FALSE(sup_->enable(domid{1}, 0));  // nothing to enable
+  EXPECT_EQ(queues_.created.size(), 2U);
+}
+
+TEST_F(VifOnSimXenstore, DisabledVifStillClosesWhenTheFrontendCloses) {
+  start();
+  bring_up();
+  sup_->disable(domid{1}, 0, "operator");
+  netfront_state(*guest_, vif_, 5);
+  EXPECT_TRUE(wait_state("6"));
+}
+
+TEST_F(VifOnSimXenstore, EnableClearsAFrontendFault) {
+  start();
+  bring_up();
+  queues_.created[0]->on_fault(queue_index{0}, "req_prod overflow");
+  ASSERT_TRUE(wait_state("5"));
+  const auto j = sup_->describe()["vifs"][0];
+  EXPECT_EQ(j["disabled"], true);
+  EXPECT_NE(j["disabled_reason"].get<std::string>().find("frontend fault"), std::string::npos);
+  EXPECT_TRUE(sup_->enable(domid{1}, 0));
+  EXPECT_EQ(sup_->describe()["vifs"][0]["failed"], false);
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  netfront_state(*guest_, vif_, 1);  // the frontend reconnects: served again
+  ASSERT_TRUE(wait_state("2"));
+}
+
+TEST_F(VifOnSimXenstore, DisableOrEnableOfAnUnknownVifIsAnError) {
+  start();
+  EXPECT_THROW(sup_->disable(domid{7}, 0, "operator"), std::invalid_argument);
+  EXPECT_THROW((void)sup_->enable(domid{7}, 0), std::invalid_argument);
 }
 
 TEST_F(VifOnSimXenstore, DynamicMulticastControlFollowsTheFrontend) {

@@ -127,6 +127,17 @@ TEST_F(DaemonOptions, OutOfRangeKeyInTheFileNamesKeyAndRange) {
   EXPECT_NE(e.message.find("1..64"), std::string::npos);
 }
 
+TEST_F(DaemonOptions, KeepVifsIsOffByDefaultAndSetByFlagOrFile) {
+  EXPECT_FALSE(ok(with_config({})).keep_vifs);
+  EXPECT_TRUE(ok(with_config({"--keep-vifs"})).keep_vifs);
+  write_config("[daemon]\nkeep-vifs = true\n");
+  EXPECT_TRUE(ok(with_config({})).keep_vifs);
+  write_config("[daemon]\nkeep-vifs = 1\n");
+  const auto e = rejected(with_config({}));
+  EXPECT_NE(e.message.find("keep-vifs"), std::string::npos);
+  EXPECT_NE(e.message.find("true or false"), std::string::npos);
+}
+
 TEST_F(DaemonOptions, WrongTypeInTheFileIsRejected) {
   write_config("[daemon]\nwait-for-hotplug = \"yes\"\n");
   EXPECT_NE(rejected(with_config({})).message.find("true or false"), std::string::npos);

@@ -102,7 +102,8 @@ class QueueTest : public ::testing::Test {
     return std::make_unique<socket_frame_port>(fd, 12);
   }
 
-  fake_event_channel& evtchn() { return *platform_.channels.at(0); }
+  /// The event channel of the newest queue (a restarted queue opens another).
+  fake_event_channel& evtchn() { return *platform_.channels.back(); }
   queue_counters_snapshot counters() const { return queue_->counters(); }
   std::vector<std::string> faults() {
     std::lock_guard lock(fault_mu_);

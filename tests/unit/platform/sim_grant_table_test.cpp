@@ -219,5 +219,39 @@ TEST_F(SimGrantTable, MapperThatDiedWithoutUnmappingIsReaped) {
   EXPECT_FALSE(guest_->end_access(ref));
 }
 
+// Daemon restart without reconnect: the successor maps the same ring page
+// (Xen unmaps when the dead process's gntdev file closes; the sim keeps the
+// dead holder's record until the guest reaps it) and sees what the dead
+// backend wrote; when the successor unmaps, the guest can end access.
+TEST_F(SimGrantTable, RingOfAMapperKilledWithoutUnmappingCanBeMappedAgain) {
+  const std::uint32_t page = page_with('r');
+  const auto ref = guest_->grant_access(page, backend_id, grant_mode::read_write);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    sim::sim_platform p(dir_, backend_id);
+    auto gt = p.open_grant_table();
+    std::error_code ec;
+    const std::array refs{ref};
+    auto m = gt->map(guest_id, refs, true, ec);
+    if (m != nullptr) {
+      static_cast<char*>(m->data())[7] = 'D';  // the dead backend's last response
+    }
+    ::_exit(m != nullptr ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  auto gt = platform_->open_grant_table();
+  std::error_code ec;
+  const std::array refs{ref};
+  auto m = gt->map(guest_id, refs, true, ec);
+  ASSERT_NE(m, nullptr) << ec.message();
+  EXPECT_EQ(static_cast<char*>(m->data())[7], 'D');
+  EXPECT_EQ(guest_->end_access(ref), std::errc::device_or_resource_busy);  // we hold it
+  m.reset();
+  EXPECT_FALSE(guest_->end_access(ref));  // the dead record is reaped, ours is gone
+}
+
 }  // namespace
 }  // namespace unetback::test

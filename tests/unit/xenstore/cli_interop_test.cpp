@@ -4,12 +4,17 @@
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
 
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "sim_fixture.hpp"
+#include "unetback/xs/watcher.hpp"
 
 namespace unetback::xs::testing {
 namespace {
@@ -69,6 +74,29 @@ TEST_F(XsCliInterop, XenstoreLsAndRmWork) {
   EXPECT_EQ(run(env() + "xenstore-rm /ls/b").status, 0);
   EXPECT_EQ(xs.read("/ls/b/c"), std::nullopt);
   EXPECT_NE(run(env() + "xenstore-read /ls/b 2>/dev/null").status, 0);
+}
+
+// The "watches" control command (tests/tools/xs-control, the soak tier's
+// leak check) reports each connection's live watch count, labelled with the
+// client's pid.
+TEST_F(XsCliInterop, ControlWatchesCountsEachConnectionsWatches) {
+  client xs = dom0();
+  boost::asio::io_context io;
+  watcher w(xs, io.get_executor(), [](std::string_view, std::string_view) {});
+  w.add("/soak/a", "a");
+  w.add("/soak/b", "b");
+  const std::string mine = "dom 0 pid " + std::to_string(::getpid()) + " watches ";
+  const auto report = [&] {
+    client other = dom0();
+    std::string empty;
+    char* reply = xs_control_command(other.native_handle(), "watches", empty.data(), 0);
+    std::string text = reply != nullptr ? reply : "(failed)";
+    std::free(reply);
+    return text;
+  };
+  EXPECT_NE(report().find(mine + "2\n"), std::string::npos) << report();
+  w.remove("/soak/a", "a");
+  EXPECT_NE(report().find(mine + "1\n"), std::string::npos) << report();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,38 @@ TEST_F(XsWatch, RelativeWatchReportsRelativePaths) {
   ASSERT_TRUE(wait_for(events, "backend/vif", "be"));
   xs.write("/local/domain/0/backend/vif/2/0/online", "1");
   ASSERT_TRUE(wait_for(events, "backend/vif/2/0/online", "be"));
+}
+
+// A guest that makes watch events arrive faster than they are handled must
+// not monopolise the event loop: other handlers run between bounded drains.
+TEST_F(XsWatch, WatchEventFloodDoesNotStarveTheEventLoop) {
+  client xs = dom0();
+  client writer = dom0();
+  std::vector<event> events;
+  bool posted = false;
+  bool posted_ran = false;
+  std::size_t seen_when_posted_ran = 0;
+  watcher w(xs, io_.get_executor(), [&](std::string_view p, std::string_view t) {
+    events.emplace_back(p, t);
+    if (events.size() == 2 && !posted) {  // the first flood event (after the initial one)
+      posted = true;
+      boost::asio::post(io_, [&] {
+        posted_ran = true;
+        seen_when_posted_ran = events.size();
+      });
+    }
+  });
+  w.add("/flood", "f");
+  ASSERT_TRUE(wait_for(events, "/flood", "f"));
+  constexpr std::size_t writes = 1000;
+  for (std::size_t i = 0; i < writes; ++i) {
+    writer.write("/flood/k", std::to_string(i));
+  }
+  // A round trip on the watching connection returns after every event has
+  // reached it: one unbounded drain would now handle all of them.
+  (void)xs.read("/flood/k");
+  ASSERT_TRUE(run_until(io_, [&] { return posted_ran && events.size() >= writes + 1; }));
+  EXPECT_LT(seen_when_posted_ran, writes / 2);
 }
 
 TEST_F(XsWatch, RemovedWatchStopsFiring) {

@@ -1,5 +1,5 @@
 // unetbackctl: list vifs, show per-queue counters (table or --json, --watch),
-// dump ring indices, change the daemon's log level.
+// dump ring indices, change the daemon's log level, disable/enable a vif.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -24,6 +24,7 @@ struct options {
   bool as_json = false;
   bool all = false;
   double watch_s = 0;
+  unsigned count = 0;  ///< with --watch: stop after this many refreshes (0: never)
 };
 
 json stats_request(const options& o) {
@@ -35,7 +36,7 @@ json stats_request(const options& o) {
 }
 
 int show_stats(const options& o) {
-  for (;;) {
+  for (unsigned shown = 1;; ++shown) {
     const auto result = call(o.socket, stats_request(o));
     if (o.watch_s > 0) {
       std::fputs("\x1b[H\x1b[2J", stdout);  // clear the terminal between refreshes
@@ -44,7 +45,7 @@ int show_stats(const options& o) {
         o.as_json ? result.dump(2) + "\n" : unetback::ctl::render_stats(result, o.all);
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
-    if (o.watch_s <= 0) {
+    if (o.watch_s <= 0 || shown == o.count) {
       return 0;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(o.watch_s));
@@ -64,11 +65,19 @@ int main(int argc, char** argv) {
   stats->add_option("vif", o.vif, "only this vif (e.g. vif3.0)");
   stats->add_flag("--json", o.as_json, "print JSON");
   stats->add_flag("--all", o.all, "also counters that are zero");
-  stats->add_option("--watch", o.watch_s, "refresh every SECONDS")->check(CLI::PositiveNumber);
+  auto* watch =
+      stats->add_option("--watch", o.watch_s, "refresh every SECONDS")->check(CLI::PositiveNumber);
+  stats->add_option("--count", o.count, "with --watch: stop after N refreshes")
+      ->check(CLI::PositiveNumber)
+      ->needs(watch);
   auto* dump = app.add_subcommand("dump", "ring indices per queue (like io_ring_qN)");
   dump->add_option("vif", o.vif)->required();
   auto* level = app.add_subcommand("log-level", "set the daemon's log level");
   level->add_option("level", o.level, "trace|debug|info|warn|err|critical|off")->required();
+  auto* disable = app.add_subcommand("disable", "stop a vif's queues (state stays Connected)");
+  disable->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
+  auto* enable = app.add_subcommand("enable", "resume a disabled vif's queues");
+  enable->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -85,6 +94,13 @@ int main(int argc, char** argv) {
       }
     } else if (*level) {
       call(o.socket, {{"cmd", "log-level"}, {"level", o.level}});
+    } else if (*disable) {
+      call(o.socket, {{"cmd", "disable"}, {"vif", o.vif}});
+      std::printf("%s disabled\n", o.vif.c_str());
+    } else if (*enable) {
+      const auto r = call(o.socket, {{"cmd", "enable"}, {"vif", o.vif}});
+      std::printf("%s %s\n", o.vif.c_str(),
+                  r.value("was_disabled", false) ? "enabled" : "was not disabled");
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "unetbackctl: %s\n", e.what());

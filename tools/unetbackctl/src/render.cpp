@@ -7,14 +7,15 @@
 namespace unetback::ctl {
 
 std::string render_vif_list(const nlohmann::json& vifs) {
-  std::string out = fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6}\n", "VIF", "DOMID", "DEVID",
-                                "STATE", "TAP", "QUEUES");
+  std::string out = fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6} {}\n", "VIF", "DOMID",
+                                "DEVID", "STATE", "TAP", "QUEUES", "DISABLED");
   for (const auto& v : vifs) {
-    const bool failed = v.value("failed", false);
-    out += fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6}\n", v.value("name", "?"),
-                       v.value("domid", 0), v.value("devid", 0),
-                       failed ? "disabled" : v.value("state", "?"), v.value("tap", ""),
-                       v.value("queues", 0));
+    const bool disabled = v.value("disabled", v.value("failed", false));
+    const std::string reason = v.value("disabled_reason", std::string());
+    out += fmt::format("{:<16} {:>6} {:>5} {:<14} {:<16} {:>6} {}\n", v.value("name", "?"),
+                       v.value("domid", 0), v.value("devid", 0), v.value("state", "?"),
+                       v.value("tap", ""), v.value("queues", 0),
+                       disabled ? (reason.empty() ? "yes" : reason) : "-");
   }
   return out;
 }

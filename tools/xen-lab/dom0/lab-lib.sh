@@ -55,8 +55,13 @@ dump_diagnostics() {
     [ -f "$f" ] || continue
     echo "--- tail of $f"; tail -15 "$f" | sed 's/^/[guest] /'
   done
+  for f in /var/log/xen/xl-*.log; do
+    [ -f "$f" ] || continue
+    echo "--- tail of $f"; tail -8 "$f"
+  done
+  echo "--- processes"; ps -eo pid,stat,etime,time,args 2>/dev/null | grep -a -E 'unetback|iperf|sockperf|xl |hotplug|vif-' | grep -v grep | head -15
   echo "--- tail of xl dmesg"; xl dmesg 2>/dev/null | tail -8
-  echo "--- dom0 dmesg (xen/vif/tap/segfault)"; dmesg | grep -a -i -E 'xen|vif|tap|segfault|traps' | tail -12
+  echo "--- dom0 dmesg (xen/vif/tap/segfault/hung)"; dmesg | grep -a -i -E 'xen|vif|tap|segfault|traps|blocked for|oom|BUG|WARNING' | tail -20
   echo "-----"
 }
 

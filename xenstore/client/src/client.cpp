@@ -90,6 +90,28 @@ client& client::operator=(client&& other) noexcept {
   return *this;
 }
 
+void client::reconnect() {
+  xs_handle* fresh = open_handle();
+  if (handle_ != nullptr) {
+    xs_close(handle_);  // joins libxenstore's reader thread, closes the watch pipe
+  }
+  handle_ = fresh;
+}
+
+bool client::alive() noexcept {
+  if (handle_ == nullptr) {
+    return false;
+  }
+  // libxenstore closes a connection whose socket hit EOF or an error; every
+  // later request then fails (EBADF/EINVAL). "domid" always exists.
+  unsigned int len = 0;
+  errno = 0;
+  void* value = xs_read(handle_, XBT_NULL, "domid", &len);
+  const bool ok = value != nullptr || errno == ENOENT || errno == EACCES;
+  std::free(value);
+  return ok;
+}
+
 std::string client::get_domain_path(domid d) {
   errno = 0;
   std::unique_ptr<char, decltype(&std::free)> path(xs_get_domain_path(handle_, d.value()),

@@ -10,6 +10,18 @@
 
 namespace unetback::xs {
 
+namespace {
+
+// Watch events handled per wake-up. A guest can make events arrive as fast as
+// they are handled (a frontend flipping its state key): draining until the
+// queue is empty would then never return, and nothing else on the event loop
+// (refreshes, faults, the control socket) would run. libxenstore keeps its
+// watch pipe readable while events are queued, so the rest are handled on
+// the next wake-up, after the handlers queued meanwhile.
+constexpr std::size_t max_events_per_wakeup = 64;
+
+}  // namespace
+
 // Shared with the pending async_wait so a completion that races destruction
 // finds `closed` set instead of a dangling watcher.
 struct watcher::state : std::enable_shared_from_this<watcher::state> {
@@ -31,7 +43,7 @@ struct watcher::state : std::enable_shared_from_this<watcher::state> {
 
   std::size_t drain() {
     std::size_t count = 0;
-    while (!closed) {
+    while (!closed && count < max_events_per_wakeup) {
       errno = 0;
       std::unique_ptr<char*, decltype(&std::free)> event(xs_check_watch(xs.native_handle()),
                                                          &std::free);

@@ -38,9 +38,9 @@ engine::engine(engine_sink& sink, engine_limits limits) : sink_(sink), limits_(l
   disconnect(dom0);
 }
 
-conn_id engine::connect(domid d, bool privileged) {
+conn_id engine::connect(domid d, bool privileged, std::int32_t peer_pid) {
   const conn_id id = next_conn_++;
-  conns_.emplace(id, connection{d, privileged, {}, {}});
+  conns_.emplace(id, connection{d, privileged, peer_pid, {}, {}});
   return id;
 }
 
@@ -181,7 +181,7 @@ engine::op_result engine::do_is_introduced(const request& req) {
 }
 
 engine::op_result engine::do_control(const connection& conn, const request& req) {
-  // xenstored's debug/control commands; only "print" and "help" here.
+  // xenstored's debug/control commands: "print", "watches" and "help".
   if (!conn.privileged) {
     return {EACCES, {}};
   }
@@ -194,10 +194,27 @@ engine::op_result engine::do_control(const connection& conn, const request& req)
     sink_.log(text);
     return {0, std::string(ok_payload)};
   }
+  if (cmd == "watches") {
+    return {0, with_nul(watch_report())};
+  }
   if (cmd == "help") {
-    return {0, with_nul("print <text>: write <text> to the log\nhelp: this list\n")};
+    return {0,
+            with_nul("print <text>: write <text> to the log\n"
+                     "watches: one line per connection: conn <id> dom <d> pid <pid> watches <n>\n"
+                     "help: this list\n")};
   }
   return {EINVAL, {}};
+}
+
+// One line per connection, for leak checks (tests/soak): a client that
+// leaks watches across reconnects or device churn shows a growing count.
+std::string engine::watch_report() const {
+  std::string out;
+  for (const auto& [id, conn] : conns_) {
+    out += "conn " + std::to_string(id) + " dom " + std::to_string(conn.dom.value()) + " pid " +
+           std::to_string(conn.peer_pid) + " watches " + std::to_string(conn.watches.size()) + "\n";
+  }
+  return out;
 }
 
 }  // namespace unetback::xs::sim

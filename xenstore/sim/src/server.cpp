@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/socket.h>
+
 #include <array>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/write.hpp>
@@ -10,6 +12,21 @@
 #include "unetback/xs/sim/wire.hpp"
 
 namespace unetback::xs::sim {
+
+namespace {
+
+// The client's pid (SO_PEERCRED), 0 if unknown: labels the connection in
+// the "watches" control command.
+std::int32_t peer_pid(boost::asio::local::stream_protocol::socket& sock) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(sock.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return 0;
+  }
+  return cred.pid;
+}
+
+}  // namespace
 
 using boost::asio::local::stream_protocol;
 
@@ -191,7 +208,7 @@ void server::accept_next(const std::shared_ptr<listener>& l) {
           if (sessions_.size() >= options_.max_connections) {
             log("connection limit reached: refusing a client");
           } else {
-            const conn_id id = engine_.connect(l->dom, l->privileged);
+            const conn_id id = engine_.connect(l->dom, l->privileged, peer_pid(sock));
             auto s = std::make_shared<session>(*this, std::move(sock), id, l->dom);
             sessions_.emplace(id, s);
             s->start();

@@ -46,6 +46,9 @@ class vif_queues {
   virtual void set_multicast_control(bool on) = 0;
   /// One JSON object per queue: {"queue": K, ...counters...}.
   [[nodiscard]] virtual nlohmann::json counters() const = 0;
+  /// The control ring's counters ({"requests", "invalid_parameter", ...}),
+  /// or null when the frontend did not connect one.
+  [[nodiscard]] virtual nlohmann::json ctrl_counters() const { return nullptr; }
 };
 
 /// Builds the data path of a vif (not yet started).

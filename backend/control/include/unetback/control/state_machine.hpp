@@ -28,6 +28,12 @@
 // Connected is published only once hotplug-status is "connected" (the
 // script has put the TAP on its bridge); until then the vif is "Connected
 // pending" in InitWait with its data path running.
+// Connected without a data path while the frontend is Connected (a daemon
+// restart, or `unetbackctl enable`) resumes: connect again from the grant
+// refs and ports in XenStore, the state never leaving Connected. Only when
+// that fails does the vif close (the failure path). A vif disabled by the
+// operator keeps its state (Connected, or InitWait pending) with the data
+// path stopped, like Linux netback's carrier-off `disabled` vif.
 // Destroy happens only when the backend directory is gone, or online=0 and
 // the state is Closed (§1.10); a vif stays in Closed while online=1 and
 // re-arms when its frontend re-initialises (hotplug-status untouched).
@@ -51,6 +57,7 @@ struct vif_snapshot {
   bool data_connected = false;     ///< queues are running
   bool failed =
       false;  ///< a connect error or data-path fault; cleared when the frontend re-initialises
+  bool disabled = false;  ///< `unetbackctl disable`: keep the state, stop the data path
 };
 
 /// Side effects, executed in the order listed in a step.
@@ -58,7 +65,7 @@ enum class vif_action : std::uint8_t {
   create_tap,          ///< create/attach the TAP vif<D>.<N> (before InitWait)
   advertise_features,  ///< feature keys, one transaction
   write_init_wait,     ///< state = 2
-  connect,             ///< read frontend keys, open TAP queues, start the data path
+  connect,             ///< read frontend keys, open TAP queues, start (or resume) the data path
   publish_connected,   ///< state = 4
   disconnect,          ///< stop queues (join), unbind, unmap; log counters
   write_closing,       ///< state = 5

@@ -8,6 +8,9 @@
 // only (XSA-349); the backend nodes are covered by the backend/vif watch.
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
 
 #include <cstddef>
 #include <map>
@@ -45,8 +48,17 @@ class supervisor {
   /// Throws xs::error if XenStore is unusable.
   void start();
   /// Daemon exit: every vif's data path stops and its backend goes Closed;
-  /// watches are removed. Idempotent.
-  void shutdown();
+  /// watches are removed. Idempotent. With `keep_vifs` (keep-vifs, for
+  /// upgrades) only the data paths stop: states, TAPs and carriers stay, and
+  /// the next daemon resumes every Connected vif (vif::adopt()).
+  void shutdown(bool keep_vifs = false);
+  /// `unetbackctl disable vif<D>.<N>`: that vif's data path stops, its state
+  /// stays. Throws std::invalid_argument for an unknown vif.
+  void disable(domid d, unsigned devid, const std::string& reason);
+  /// `unetbackctl enable vif<D>.<N>`: resumes a disabled (or faulted) vif.
+  /// Returns false when it was not disabled. Throws std::invalid_argument
+  /// for an unknown vif.
+  bool enable(domid d, unsigned devid);
 
   /// Our own domain id (valid after start()).
   [[nodiscard]] domid self() const { return self_; }
@@ -67,7 +79,18 @@ class supervisor {
   void consider(domid d, unsigned devid);
   void refresh_vif(vif_key key);
   void forget(vif_key key);
+  [[nodiscard]] std::shared_ptr<vif> find(domid d, unsigned devid) const;
   [[nodiscard]] static std::string frontend_token(vif_key key);
+  // XenStore connection loss (supervisor_reconnect.cpp): a probe every
+  // second; on loss the watcher goes, reconnects back off from 100 ms to 5 s,
+  // then every watch is re-established and every vif re-read (vifs whose
+  // backend directory is gone are released).
+  void start_liveness_probe();
+  void arm_xs_timer(std::chrono::milliseconds delay);
+  void on_xs_timer();
+  void on_xenstore_lost();
+  bool try_reconnect();
+  void rewatch();
 
   boost::asio::any_io_executor executor_;
   xs::client& xs_;
@@ -84,6 +107,9 @@ class supervisor {
   bool adopting_ = true;
   bool stopped_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::unique_ptr<boost::asio::steady_timer> xs_timer_;
+  std::chrono::milliseconds reconnect_delay_{0};  ///< 0: connected
+  unsigned reconnect_attempts_ = 0;
 };
 
 }  // namespace unetback::control

@@ -68,8 +68,18 @@ class vif : public std::enable_shared_from_this<vif> {
   [[nodiscard]] std::vector<std::string> frontend_watch_paths() const;
   /// Taking over a device found at startup in a later state (daemon
   /// restart): re-attaches the persistent TAP now, so that destroying the
-  /// device later also removes the interface.
+  /// device later also removes the interface, and makes the next connect a
+  /// resume (datapath::queue_config::resume): a Connected device is served
+  /// again from the rings the frontend still holds, never leaving Connected.
   void adopt();
+  /// `unetbackctl disable`: stops the data path (workers joined, ports
+  /// unbound, rings unmapped), carrier off; the xenbus state is kept (as
+  /// Linux netback's carrier-off `disabled` vif). Idempotent.
+  void disable(const std::string& reason);
+  /// `unetbackctl enable`: resumes the data path like a restart does (fresh
+  /// map and bind, indices from the shared rings). Also clears a frontend
+  /// fault (logged as a warning). Returns false when there was nothing to enable.
+  bool enable();
   /// Re-reads XenStore and applies next_step() until nothing is left to do
   /// (bounded). Errors of this vif never escape.
   void refresh();
@@ -79,9 +89,13 @@ class vif : public std::enable_shared_from_this<vif> {
   void on_fault(std::uint64_t generation, queue_index q, const std::string& reason);
   /// Daemon exit: stop the data path and walk the backend to Closed.
   void shutdown();
+  /// Daemon exit keeping the vif (keep-vifs): stop the data path and leave
+  /// XenStore, the TAP and its carrier alone, so the next daemon resumes.
+  void detach();
   /// True once destroyed: the supervisor forgets it.
   [[nodiscard]] bool destroyed() const { return destroyed_; }
-  /// {"domid", "devid", "state", "tap", "queues": [counters...]}.
+  /// {"domid", "devid", "state", "tap", "failed", "disabled", "disabled_reason",
+  /// "queues": [counters...]}; disabled_reason is "operator" or "frontend fault: ...".
   [[nodiscard]] nlohmann::json describe() const;
 
  private:
@@ -92,6 +106,7 @@ class vif : public std::enable_shared_from_this<vif> {
   bool do_connect();
   [[nodiscard]] frontend_limits limits() const;
   void start_data_path(frontend_config cfg);
+  void bridge_tap(bool adopted);
   void do_disconnect();
   void do_destroy(const vif_snapshot& s);
   void follow_multicast_control();
@@ -112,6 +127,9 @@ class vif : public std::enable_shared_from_this<vif> {
   xenbus_state backend_state_ = xenbus_state::unknown;
   std::uint64_t generation_ = 0;
   std::optional<bool> multicast_control_;
+  std::optional<std::string> disabled_reason_;  ///< set by disable()
+  std::string fault_;                           ///< the last fail() message
+  bool resume_next_ = false;                    ///< adopt()/enable(): next connect resumes
   bool failed_ = false;
   bool bridged_ = false;
   bool destroyed_ = false;

@@ -34,6 +34,9 @@ struct daemon_options {
   spdlog::level::level_enum log_level = spdlog::level::info;
   service::log_target log_target = service::log_target::automatic;
   control::supervisor_options supervisor;  ///< vif defaults and per-vif overrides
+  /// SIGTERM/SIGINT leave every vif Connected with its TAP (for an upgrade:
+  /// the next daemon resumes them) instead of walking them to Closed.
+  bool keep_vifs = false;
 };
 
 /// Parsing stopped: print `message` (to stdout for exit_ok, else stderr)

@@ -6,6 +6,7 @@
 // Started by the control plane after the queues when the frontend wrote
 // ctrl-ring-ref / event-channel-ctrl; stopped before them.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,17 @@ namespace unetback::datapath {
 
 /// The queue_index a control ring reports its faults with.
 inline constexpr queue_index control_ring_fault_index{0xFFFFFFFFU};
+
+/// What a guest did with its control ring, by answer (unetbackctl stats:
+/// "ctrl"). Rejected requests (XSA-270 attempts) stay visible to the operator.
+struct ctrl_ring_counters {
+  std::uint64_t requests = 0;           ///< requests answered
+  std::uint64_t not_supported = 0;      ///< XEN_NETIF_CTRL_STATUS_NOT_SUPPORTED
+  std::uint64_t invalid_parameter = 0;  ///< XEN_NETIF_CTRL_STATUS_INVALID_PARAMETER
+  std::uint64_t buffer_overflow = 0;    ///< XEN_NETIF_CTRL_STATUS_BUFFER_OVERFLOW
+  std::uint64_t events = 0;             ///< event-channel notifications received
+  std::uint64_t event_storm_backoffs = 0;
+};
 
 class control_ring {
  public:
@@ -38,6 +50,8 @@ class control_ring {
 
   /// Requests answered so far (any thread).
   [[nodiscard]] std::uint64_t requests_handled() const;
+  /// Answers by status and event counts so far (any thread).
+  [[nodiscard]] ctrl_ring_counters counters() const;
   /// Ring indices, like netback's debugfs ctrl ring dump.
   [[nodiscard]] std::string ring_dump() const;
 

@@ -25,7 +25,12 @@ struct frontend_features {
 
 /// Daemon/vif configuration for a queue. Defaults follow Linux netback.
 struct queue_tuning {
-  std::uint32_t poll_us = 0;    ///< busy-poll budget before sleeping (0 = off)
+  /// Longest adaptive busy-poll after the last work before sleeping (0 =
+  /// off): the window grows while wake-ups come sooner than this and shrinks
+  /// when they come later (poll_window.hpp). Waking a sleeping worker costs a
+  /// dom0 vCPU wake-up under Xen; without polling the lab's 2-queue TCP
+  /// throughput was 3-10x lower (docs/lab.md).
+  std::uint32_t poll_us = 500;
   std::uint32_t tx_batch = 64;  ///< max TX requests handled per sweep
   std::uint32_t rx_batch = 64;  ///< max RX packets handled per sweep
   /// Private RX buffer of one sweep (frames read from the TAP before their
@@ -53,6 +58,13 @@ struct queue_config {
   evtchn_port tx_port;    ///< event-channel-tx, or event-channel when not split
   evtchn_port rx_port;    ///< event-channel-rx, or event-channel when not split
   bool split_event_channels = false;
+  /// The rings were served before (daemon restart, `unetbackctl enable`):
+  /// attach resumes at req_cons = rsp_prod_pvt = the shared rsp_prod (ring.h
+  /// BACK_RING_ATTACH), so requests a previous worker consumed but never
+  /// answered are processed again (TX: sent again; RX: the posted buffers
+  /// are reused), and start() kicks the frontend once, because a kick or a
+  /// notification may have been lost while nobody was bound.
+  bool resume = false;
   frontend_features features;
   queue_tuning tuning;
 };

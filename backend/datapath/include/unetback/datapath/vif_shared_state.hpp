@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 
 #include "unetback/rings/ctrl_ring.hpp"
@@ -63,6 +64,12 @@ class vif_shared_state {
   /// Empties the list (reconnect).
   void multicast_clear();
 
+  /// Called with every published hash configuration, on the publishing
+  /// (control-ring) thread, after readers can see it. Must not throw.
+  using hash_observer = std::function<void(const rings::hash_config&)>;
+  /// Sets the observer (RX steering); call before the control ring starts.
+  void set_hash_observer(hash_observer observer) { hash_observer_ = std::move(observer); }
+
   /// Publishes a new hash configuration (control-ring thread).
   void publish_hash(const rings::hash_config& config);
   /// Generation of the latest published configuration (0: none yet). Cheap:
@@ -84,6 +91,7 @@ class vif_shared_state {
   std::atomic<std::size_t> mcast_count_{0};
   std::atomic<std::uint64_t> hash_seq_{0};  // odd while a publication is in progress
   std::array<std::atomic<std::uint32_t>, hash_words> hash_{};
+  hash_observer hash_observer_;
 };
 
 }  // namespace unetback::datapath

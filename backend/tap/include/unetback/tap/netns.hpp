@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "unetback/tap/unique_fd.hpp"
+
 namespace unetback::tap {
 
 /// An open namespace file descriptor (closed on destruction).
@@ -13,17 +15,12 @@ class netns_handle {
   static netns_handle open_named(std::string_view name);
   /// Opens the calling thread's current network namespace.
   static netns_handle open_current();
-  ~netns_handle();
-  netns_handle(netns_handle&& other) noexcept;
-  netns_handle& operator=(netns_handle&& other) noexcept;
-  netns_handle(const netns_handle&) = delete;
-  netns_handle& operator=(const netns_handle&) = delete;
 
-  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] int fd() const { return fd_.get(); }
 
  private:
   explicit netns_handle(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  unique_fd fd_;
 };
 
 /// While alive, the calling thread is in `target`'s network namespace

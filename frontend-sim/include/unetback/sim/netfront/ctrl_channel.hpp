@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "unetback/rings/netif.hpp"
 #include "unetback/sim/guest_domain.hpp"
@@ -32,9 +33,10 @@ class ctrl_channel {
       std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
   /// SET_HASH_ALGORITHM(TOEPLITZ), SET_HASH_FLAGS(IPv4/IPv6 [+TCP]),
   /// SET_HASH_KEY (the 40-byte Microsoft RSS verification key),
-  /// SET_HASH_MAPPING_SIZE and SET_HASH_MAPPING (entry i = i mod queues).
-  /// Returns true if every step answered SUCCESS.
-  bool configure_toeplitz(std::uint32_t queues);
+  /// SET_HASH_MAPPING_SIZE and SET_HASH_MAPPING: `mapping` as given (at
+  /// most 1024 entries, one page), or when empty 128 entries, entry i = i
+  /// mod queues. Returns true if every step answered SUCCESS.
+  bool configure_toeplitz(std::uint32_t queues, std::span<const std::uint32_t> mapping = {});
 
  private:
   guest_domain& domain_;

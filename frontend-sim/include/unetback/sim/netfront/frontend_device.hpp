@@ -47,6 +47,9 @@ struct device_options {
   std::uint32_t devid = 0;
   frontend_request request;
   bool reconnect = false;
+  /// The Toeplitz mapping sent over the control ring (entry i -> queue);
+  /// empty: 128 entries, entry i = i mod queues.
+  std::vector<std::uint32_t> hash_mapping;
 };
 
 /// Opens the guest TAP once the queue count and backend features are known.

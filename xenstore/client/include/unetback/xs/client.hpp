@@ -92,6 +92,16 @@ class client : public node_ops {
   client(client&& other) noexcept;
   client& operator=(client&& other) noexcept;
 
+  /// Replaces the connection with a fresh one, opened like the constructor
+  /// did ($XENSTORED_PATH...), e.g. after xenstored restarted. Everything
+  /// tied to the old connection (watches, transactions) is gone; references
+  /// to this client stay valid. Throws xs::error (the old connection is then
+  /// kept, dead or not).
+  void reconnect();
+  /// True if a cheap request (reading our "domid" key) succeeds: the
+  /// connection is alive. Never throws.
+  [[nodiscard]] bool alive() noexcept;
+
   /// GET_DOMAIN_PATH: "/local/domain/<d>".
   [[nodiscard]] std::string get_domain_path(domid d);
   /// Our own domain id, read from the relative key "domid" (a driver domain

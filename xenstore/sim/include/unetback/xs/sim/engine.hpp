@@ -74,7 +74,9 @@ class engine {
   explicit engine(engine_sink& sink, engine_limits limits = {});
 
   /// Registers a connection of domain `d`. Only dom0's socket is privileged.
-  conn_id connect(domid d, bool privileged);
+  /// `peer_pid` (SO_PEERCRED, 0 if unknown) only labels the connection in
+  /// the "watches" control command.
+  conn_id connect(domid d, bool privileged, std::int32_t peer_pid = 0);
   /// Forgets a connection: its watches and open transactions are discarded.
   void disconnect(conn_id c);
   /// Executes one request; replies (and watch events) go to the sink.
@@ -109,6 +111,7 @@ class engine {
   struct connection {
     domid dom;
     bool privileged;
+    std::int32_t peer_pid;
     std::vector<watch> watches;
     std::map<std::uint32_t, tx_state> txs;
   };
@@ -137,6 +140,7 @@ class engine {
   op_result dispatch(conn_id c, connection& conn, const request& req);
   op_result node_request(connection& conn, const request& req);
   op_result do_control(const connection& conn, const request& req);
+  [[nodiscard]] std::string watch_report() const;
   op_result do_get_domain_path(const request& req);
   op_result do_is_introduced(const request& req);
   // watches (engine_watch.cpp)

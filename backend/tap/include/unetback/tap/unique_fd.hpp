@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace unetback::tap::detail {
+namespace unetback::tap {
 
 class unique_fd {
  public:
@@ -36,4 +36,4 @@ class unique_fd {
   int fd_ = -1;
 };
 
-}  // namespace unetback::tap::detail
+}  // namespace unetback::tap

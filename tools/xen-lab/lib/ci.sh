@@ -1,0 +1,109 @@
+#!/bin/bash
+# xen-lab ci: the lab tier of the CI gate. Decides whether this machine can run the lab,
+# builds (or reuses) the images, runs every daemon scenario in ONE boot, and reports each
+# scenario separately plus the timings. See docs/lab.md ("The lab tier in CI").
+#
+#   xen-lab ci [--budget S] [--unetbackd PATH] [--results DIR] [--scenarios a,b,...]
+#              [lab.key=value ...]
+#
+#   --budget S      seconds this tier may take in all, image build included (default
+#                   1200). It is skipped (77) when the estimate does not fit.
+#   --unetbackd     the daemon (default: build/release/bin/unetbackd)
+#   --results DIR   per-scenario NAME.rc / NAME.log and summary.txt (default
+#                   $LAB/ci-results)
+#   --scenarios     default: basic,multiqueue,attach-detach,destroy,compare
+#
+# Exit: 0 all scenarios passed; 1 a scenario failed or timed out (its lines and
+# diagnostics are printed again at the end); 77 skipped (the reason is printed:
+# not root, QEMU/debootstrap neither installed nor installable, no Debian mirror for a
+# first build, too little memory/disk, budget too small); 125 the lab did not come up.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+. "$HERE/lib/config.sh"
+
+BUDGET=1200; DAEMON=""; RESULTS=""; SCEN="basic,multiqueue,attach-detach,destroy,compare"; EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --budget) BUDGET=$2; shift 2 ;;
+    --unetbackd) DAEMON=$2; shift 2 ;;
+    --results) RESULTS=$2; shift 2 ;;
+    --scenarios) SCEN=$2; shift 2 ;;
+    lab.*=*) EXTRA+=("$1"); shift ;;
+    *) die "xen-lab ci: unknown argument $1" ;;
+  esac
+done
+[ -n "$DAEMON" ] || DAEMON=$REPO/build/release/bin/unetbackd
+[ -n "$RESULTS" ] || RESULTS=$LAB/ci-results
+T0=$SECONDS
+skip() { log "lab tier SKIPPED: $*"; echo "LAB-CI skipped reason=\"$*\""; exit 77; }
+
+# ---- can this machine run the lab? (every "no" is a skip with its reason)
+[ "$(id -u)" = 0 ] || skip "not root (debootstrap, chroot and the image build need root)"
+[ -x "$DAEMON" ] || skip "no unetbackd at $DAEMON (build it first)"
+for p in qemu-system-x86 debootstrap; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" && continue
+  apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' ||
+    skip "$p is neither installed nor installable with apt-get"
+done
+mem_mb=$(awk '/^MemAvailable:/{print int($2 / 1024)}' /proc/meminfo)
+[ "${mem_mb:-0}" -ge $((QEMU_MEM + 512)) ] || skip "${mem_mb} MiB of memory available, QEMU needs $((QEMU_MEM + 512))"
+mkdir -p "$LAB"
+disk_mb=$(df -Pm "$LAB" | awk 'NR == 2 {print $4}')
+cached=0
+[ -f "$LAB/dom0-base.cpio" ] && [ -f "$LAB/boot/xen.elf" ] && cached=1
+need_disk=1500; [ $cached = 0 ] && need_disk=3000
+[ "${disk_mb:-0}" -ge $need_disk ] || skip "${disk_mb} MiB free under $LAB, need $need_disk"
+# Estimates (2-core host, TCG, measured in docs/lab.md): image build from scratch 2-5
+# min, one boot with the five daemon scenarios 12-20 min on a loaded host.
+est=$((16 * 60)); [ $cached = 0 ] && est=$((est + 5 * 60))
+[ "$BUDGET" -ge "$est" ] || skip "budget ${BUDGET}s is below the estimate ${est}s (images cached: $cached)"
+
+# ---- host packages and images (timed)
+"$HERE/xen-lab" deps || skip "could not install the host packages ($HOST_PKGS)"
+tb=$SECONDS
+if ! flock "$LAB/.lock" "$HERE/lib/build.sh"; then
+  [ $cached = 0 ] && skip "the first image build failed (no Debian mirror reachable?)"
+  die "image build failed"
+fi
+build_s=$((SECONDS - tb))
+log "images ready in ${build_s}s (cached before: $cached)"
+
+# ---- one boot, every scenario; QEMU killed at whatever budget is left
+left=$((BUDGET - (SECONDS - T0)))
+[ $left -ge 300 ] || skip "only ${left}s of the budget left after the image build"
+per=$((left * 2 / 3)); [ $per -gt 900 ] && per=900
+tr=$SECONDS
+for attempt in 1 2; do
+  # (a TERM to this script reaches the run, whose traps take QEMU down with it)
+  setpriv --pdeathsig TERM -- "$HERE/xen-lab" run --unetbackd "$DAEMON" --timeout "$left" \
+    --results "$RESULTS" "$SCEN" "lab.scenario_timeout=$per" "${EXTRA[@]}"
+  rc=$?
+  left=$((BUDGET - (SECONDS - T0)))
+  # 125: the lab itself did not come up (a starved host can stall dom0: soft lockups);
+  # one more boot if the budget still allows it
+  [ $rc = 125 ] && [ $attempt = 1 ] && [ $left -ge $((est - 5 * 60)) ] || break
+  log "the lab did not come up: booting once more"
+done
+boot_s=$((SECONDS - tr))
+
+# ---- summary: one line per scenario, then the timings
+{
+  printf '%-16s %-6s %s\n' SCENARIO RESULT SECS
+  for s in ${SCEN//,/ }; do
+    r=$(cat "$RESULTS/$s.rc" 2>/dev/null || echo 124)
+    secs=$(sed -n 's/^LAB-SCENARIO name=[^ ]* rc=[0-9]* secs=\([0-9]*\).*/\1/p' "$RESULTS/$s.log" 2>/dev/null | tail -1)
+    case "$r" in 0) w=pass ;; 77) w=skip ;; 124) w=TIMEOUT ;; *) w="FAIL($r)" ;; esac
+    printf '%-16s %-6s %s\n' "$s" "$w" "${secs:--}"
+  done
+  echo "image build ${build_s}s (cached before: $cached), boot+scenarios ${boot_s}s, lab tier total $((SECONDS - T0))s"
+} | tee "$RESULTS/summary.txt"
+[ $rc = 125 ] && exit 125   # the lab did not come up (the console tail is above)
+failed=0
+for s in ${SCEN//,/ }; do
+  r=$(cat "$RESULTS/$s.rc" 2>/dev/null || echo 124)
+  if [ "$r" != 0 ] && [ "$r" != 77 ]; then
+    failed=1; log "scenario $s failed ($r): its console lines and diagnostics:"; cat "$RESULTS/$s.log" >&2
+  fi
+done
+exit $failed
