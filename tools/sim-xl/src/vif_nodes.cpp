@@ -5,6 +5,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "vif_rate.hpp"
+
 namespace unetback::toolstack {
 
 namespace {
@@ -120,7 +122,7 @@ void apply_vifspec(vif_spec& spec, const std::string& text) {
     } else if (key == "ip") {
       spec.ip = value;
     } else if (key == "rate") {
-      spec.rate = value;
+      spec.rate = backend_rate(value);
     } else if (key == "vifname") {
       spec.vifname = value;
     } else if (key == "mtu") {
