@@ -32,23 +32,6 @@ fd_owner make_socket(int type) {
 
 }  // namespace
 
-fd_owner::~fd_owner() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-  }
-}
-
-fd_owner& fd_owner::operator=(fd_owner&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-    fd_ = o.fd_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
 sockaddr_in parse_endpoint(const std::string& text) {
   const auto colon = text.rfind(':');
   if (colon == std::string::npos) {

@@ -8,23 +8,12 @@
 #include <chrono>
 #include <string>
 
+#include "unetback/tap/unique_fd.hpp"
+
 namespace unetback::payload_check {
 
 /// An owned file descriptor.
-class fd_owner {
- public:
-  fd_owner() = default;
-  explicit fd_owner(int fd) : fd_(fd) {}
-  ~fd_owner();
-  fd_owner(fd_owner&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  fd_owner& operator=(fd_owner&& o) noexcept;
-  fd_owner(const fd_owner&) = delete;
-  fd_owner& operator=(const fd_owner&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
+using fd_owner = tap::unique_fd;
 
 /// Parses "A.B.C.D:PORT". Throws std::invalid_argument.
 [[nodiscard]] sockaddr_in parse_endpoint(const std::string& text);
