@@ -12,8 +12,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <random>
 #include <string>
+#include <system_error>
 
 #include "test_frames.hpp"
 #include "unetback/rings/toeplitz.hpp"
@@ -78,7 +80,14 @@ class TapSteering : public ::testing::Test {
     if (::geteuid() != 0 || ::access("/dev/net/tun", R_OK | W_OK) != 0) {
       GTEST_SKIP() << "needs root and /dev/net/tun";
     }
-    program_ = rss_program::load(16);
+    try {
+      program_ = rss_program::load(16);
+    } catch (const std::system_error& e) {
+      if (e.code().value() == EPERM) {
+        GTEST_SKIP() << "the kernel refuses BPF to this process (no CAP_BPF): " << e.what();
+      }
+      throw;  // anything else (a verifier refusal) is a failure
+    }
     name_ = "ubrss" + std::to_string(::getpid() % 100000);
     dev_.emplace(tap::tap_device::create({name_, 0, false}));
     queues_ = dev_->open_queues(queue_count);
