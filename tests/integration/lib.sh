@@ -175,8 +175,9 @@ netfront_pid() { pgrep -n -f "netfront-sim --domid $1 --xenstore-dir $XS_DIR( |$
 guest_ns() { echo "ubg-$ID-$1"; }
 guest_ip() { echo "198.18.0.$((10 + $1))"; }
 
+# BACKEND_DOMID: the domain serving the vifs (a driver domain; default dom0).
 guest_connected() {
-  [[ "$(xenstore-read "/local/domain/0/backend/vif/$1/0/state")" == 4 ]] &&
+  [[ "$(xenstore-read "/local/domain/${BACKEND_DOMID:-0}/backend/vif/$1/0/state")" == 4 ]] &&
     [[ "$(xenstore-read "/local/domain/$1/device/vif/0/state")" == 4 ]]
 }
 

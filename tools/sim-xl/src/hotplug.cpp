@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 namespace unetback::toolstack {
@@ -17,12 +18,26 @@ namespace {
 
 constexpr std::chrono::seconds hotplug_timeout{40};  // LIBXL_HOTPLUG_TIMEOUT
 
+// A driver domain runs its own hotplug scripts (`xl devd` there), talking to
+// XenStore as that domain, so XENBUS_PATH (relative) resolves below its home:
+// in the simulation, the domain's own socket next to the privileged one.
+void use_backend_domains_xenstore(const vif_spec& spec) {
+  const char* privileged = std::getenv("XENSTORED_PATH");
+  if (spec.backend.value() == 0 || privileged == nullptr) {
+    return;
+  }
+  const auto own = std::filesystem::path(privileged).parent_path() /
+                   fmt::format("socket.d{}", spec.backend.value());
+  ::setenv("XENSTORED_PATH", own.c_str(), 1);
+}
+
 [[noreturn]] void exec_script(const vif_spec& spec, const std::string& action) {
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) {
     ::dup2(devnull, STDIN_FILENO);
   }
   ::setenv("script", spec.script.c_str(), 1);
+  use_backend_domains_xenstore(spec);
   ::setenv("XENBUS_TYPE", "vif", 1);
   const auto path = fmt::format("backend/vif/{}/{}", spec.guest.value(), spec.devid);
   ::setenv("XENBUS_PATH", path.c_str(), 1);

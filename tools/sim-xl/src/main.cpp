@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (!xenstore.empty()) {
+      ::setenv("XENSTORED_PATH", xenstore.c_str(), 1);  // the hotplug scripts' xenstore-* tools
+    }
     auto client = xenstore.empty() ? unetback::xs::client() : unetback::xs::client::open(xenstore);
     toolstack ts(client);
     const domid guest = to_domid(dom);
