@@ -95,9 +95,11 @@ void control_ring::impl::account(const rings::ctrl_request& req, std::uint32_t s
     case rings::ctrl_status::invalid_parameter:
       invalid_parameter.fetch_add(1, std::memory_order_relaxed);
       break;
-    default:
+    case rings::ctrl_status::buffer_overflow:
       buffer_overflow.fetch_add(1, std::memory_order_relaxed);
       break;
+    default:
+      break;  // ctrl_handler answers only the statuses above
   }
   UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
                            "{}: control ring request type {} rejected (status {})", name, req.type,

@@ -79,6 +79,16 @@ void vif_shared_state::multicast_clear() {
 // reader that acquires a new word therefore also sees the odd (or a later)
 // sequence on its second read, and retries.
 void vif_shared_state::publish_hash(const rings::hash_config& c) {
+  store_hash(c);
+  // Outside write_mutex_: the observer makes syscalls (RX steering), and a TX
+  // worker applying a multicast extra takes the same mutex. Only the
+  // control-ring thread publishes, so observer calls stay in order.
+  if (hash_observer_) {
+    hash_observer_(c);
+  }
+}
+
+void vif_shared_state::store_hash(const rings::hash_config& c) {
   std::lock_guard lock(write_mutex_);
   const std::uint64_t seq = hash_seq_.load(std::memory_order_relaxed);
   hash_seq_.store(seq + 1, std::memory_order_relaxed);
@@ -97,9 +107,6 @@ void vif_shared_state::publish_hash(const rings::hash_config& c) {
     hash_[w++].store(m, std::memory_order_release);
   }
   hash_seq_.store(seq + 2, std::memory_order_release);
-  if (hash_observer_) {
-    hash_observer_(c);
-  }
 }
 
 std::uint64_t vif_shared_state::hash_generation() const {

@@ -80,6 +80,9 @@ class vif_shared_state {
   [[nodiscard]] hash_snapshot read_hash() const;
 
  private:
+  /// The seqlock publication of `config` (under write_mutex_).
+  void store_hash(const rings::hash_config& config);
+
   // algorithm, flags, mapping_size, key (10 words), mapping (128 words)
   static constexpr std::size_t key_words = rings::max_hash_key_size / 4;
   static constexpr std::size_t hash_words = 3 + key_words + rings::max_hash_mapping_size;
