@@ -40,6 +40,7 @@ struct vif_overrides {
   std::optional<long long> poll_us;
   std::optional<long long> tx_batch;
   std::optional<long long> rx_batch;
+  std::optional<bool> notify_always;
   std::optional<long long> rx_backlog_bytes;
   std::optional<long long> rx_stall_timeout_ms;
 };

@@ -36,6 +36,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.poll_us, over.vif.poll_us);
   take(base.vif.tx_batch, over.vif.tx_batch);
   take(base.vif.rx_batch, over.vif.rx_batch);
+  take(base.vif.notify_always, over.vif.notify_always);
   take(base.vif.rx_backlog_bytes, over.vif.rx_backlog_bytes);
   take(base.vif.rx_stall_timeout_ms, over.vif.rx_stall_timeout_ms);
   for (const auto& [key, o] : over.per_vif) {
@@ -50,6 +51,7 @@ control::vif_options applied(control::vif_options v, const vif_overrides& o) {
   v.tuning.poll_us = static_cast<std::uint32_t>(o.poll_us.value_or(v.tuning.poll_us));
   v.tuning.tx_batch = static_cast<std::uint32_t>(o.tx_batch.value_or(v.tuning.tx_batch));
   v.tuning.rx_batch = static_cast<std::uint32_t>(o.rx_batch.value_or(v.tuning.rx_batch));
+  v.tuning.notify_always = o.notify_always.value_or(v.tuning.notify_always);
   v.tuning.rx_backlog_bytes = static_cast<std::size_t>(
       o.rx_backlog_bytes.value_or(static_cast<long long>(v.tuning.rx_backlog_bytes)));
   v.tuning.rx_stall_timeout =
@@ -93,6 +95,7 @@ struct cli_values {
   bool wait_for_hotplug = true;
   bool no_wait = false;
   bool keep_vifs = false;
+  bool notify_always = false;
 };
 
 std::string range_text(detail::range r) {
@@ -126,6 +129,8 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--rx-backlog-bytes", v.rx_backlog,
                  "RX backlog cap, " + range_text(detail::backlog_range))
       ->check(in(detail::backlog_range));
+  app.add_flag("--notify-always", v.notify_always,
+               "kick the guest after every sweep with responses (benchmark lever)");
   auto* wait = app.add_option("--wait-for-hotplug", v.wait_for_hotplug,
                               "publish Connected only after hotplug-status=connected (true|false)");
   app.add_flag("--no-wait-hotplug,--no-wait-for-hotplug", v.no_wait,
@@ -165,6 +170,9 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.vif.tx_batch = given(app, "--tx-batch", v.tx_batch);
   s.vif.rx_batch = given(app, "--rx-batch", v.rx_batch);
   s.vif.rx_backlog_bytes = given(app, "--rx-backlog-bytes", v.rx_backlog);
+  if (v.notify_always) {
+    s.vif.notify_always = true;
+  }
   s.vif.wait_for_hotplug = given(app, "--wait-for-hotplug", v.wait_for_hotplug);
   if (v.no_wait) {
     s.vif.wait_for_hotplug = false;

@@ -264,7 +264,8 @@ void rx_path::flush() {
   }
   cur_.delivered = plans_used_;
   if (plans_used_ > 0) {
-    cur_.notify = ring_.push_responses_and_check_notify();
+    const bool asked = ring_.push_responses_and_check_notify();
+    cur_.notify = asked || ctx_.config.tuning.notify_always;
   }
 }
 

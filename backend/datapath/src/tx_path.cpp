@@ -82,7 +82,8 @@ tx_sweep_result tx_path::sweep(clock::time_point now) {
   cur_.consumed = planned;
   cur_.more = cur_.more || (planned < n && !cur_.throttled);
   if (planned > 0) {
-    cur_.notify = ring_.push_responses_and_check_notify();
+    const bool asked = ring_.push_responses_and_check_notify();
+    cur_.notify = asked || ctx_.config.tuning.notify_always;
   }
   return cur_;
 }

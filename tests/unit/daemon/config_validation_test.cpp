@@ -60,6 +60,7 @@ constexpr std::array key_cases{
     key_case{"max-xdp-headroom", "-1", "256.0", "0..1024", false},
     key_case{"wait-for-hotplug", "", "1", "true or false", true},
     key_case{"wait-for-hotplug", "", "\"yes\"", "true or false", true},
+    key_case{"notify-always", "", "0", "true or false", true},
     key_case{"platform", "\"kvm\"", "1", "xen, sim", false},
     key_case{"platform", "\"XEN \"", "[\"xen\"]", "xen, sim", false},
     key_case{"log-level", "\"loud\"", "3", "warning", false},
@@ -302,9 +303,11 @@ TEST_F(ConfigValidation, EachFlagOverridesItsKeyInTheFile) {
   EXPECT_EQ(o.supervisor.defaults.tuning.rx_backlog_bytes, 131072U);
   EXPECT_FALSE(o.supervisor.defaults.wait_for_hotplug);
   // The file's values where no flag is given.
+  EXPECT_FALSE(o.supervisor.defaults.tuning.notify_always);
   write_config("[daemon]\nwait-for-hotplug = false\nrx-stall-timeout-ms = 5000\n");
-  const daemon_options f = accepted({"--wait-for-hotplug", "true"});
+  const daemon_options f = accepted({"--wait-for-hotplug", "true", "--notify-always"});
   EXPECT_TRUE(f.supervisor.defaults.wait_for_hotplug);
+  EXPECT_TRUE(f.supervisor.defaults.tuning.notify_always);
   EXPECT_EQ(f.supervisor.defaults.tuning.rx_stall_timeout, std::chrono::milliseconds(5000));
 }
 

@@ -49,6 +49,35 @@ TEST_F(GuestTx, SingleSlotPacketReachesTapWithVnetHeader) {
   EXPECT_GE(evtchn().notifies_to(tx_port), 1);  // rsp_event was 1: the guest asked
 }
 
+// The guest moved rsp_event far ahead (it polls its ring instead of asking
+// for a kick, ring.h RING_FINAL_CHECK_FOR_RESPONSES not called). Returns the
+// kicks the backend sent for one answered packet.
+class GuestTxNotification : public GuestTx {
+ protected:
+  int kicks_for_one_packet() {
+    reinterpret_cast<rings::sring_header*>(mem_.raw_page(tx_ref_))->rsp_event = 1000;
+    start_queue();
+    const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 64));
+    send_slots({one_slot(f, 0, 1)});
+    EXPECT_TRUE(wait_tx_responses(1));
+    rings::vnet_header h{};
+    frame got;
+    EXPECT_TRUE(tap_read(h, got));
+    queue_->stop();  // joins the worker: its sweep, kicks included, is over
+    EXPECT_EQ(counters().notify_sent, static_cast<std::uint64_t>(evtchn().notifies_to(tx_port)));
+    return evtchn().notifies_to(tx_port);
+  }
+};
+
+TEST_F(GuestTxNotification, GuestThatDidNotAskIsNotKicked) {
+  EXPECT_EQ(kicks_for_one_packet(), 0);
+}
+
+TEST_F(GuestTxNotification, NotifyAlwaysKicksEvenAGuestThatDidNotAsk) {
+  config_.tuning.notify_always = true;
+  EXPECT_EQ(kicks_for_one_packet(), 1);
+}
+
 TEST_F(GuestTx, ThreeSlotGsoPacketReachesTapAsOneFrame) {
   start_queue();
   const frame f = ipv4_frame(rings::ipproto_tcp, ip_a, ip_b, tcp_segment(1, 2, 0x10, 5000));

@@ -33,6 +33,10 @@ struct queue_tuning {
   std::uint32_t poll_us = 500;
   std::uint32_t tx_batch = 64;  ///< max TX requests handled per sweep
   std::uint32_t rx_batch = 64;  ///< max RX packets handled per sweep
+  /// Kick the frontend after every sweep that produced responses, ignoring
+  /// rsp_event (ring.h notification suppression off). A benchmark lever
+  /// only: it shows what the suppression saves (docs/performance.md).
+  bool notify_always = false;
   /// Private RX buffer of one sweep (frames read from the TAP before their
   /// batched grant copy). The TAP is read only while RX buffers are posted,
   /// so the kernel's bounded TAP queue is the real backlog (XSA-392).
