@@ -93,7 +93,8 @@ start_host_ns() {
 # start_daemon [unetbackd flags...]: the daemon runs in the host namespace.
 start_daemon() {
   start_bg unetbackd ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim \
-    --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" "$@"
+    --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" \
+    --state-dir "$WORLD/state" "$@"
   wait_for 10 "unetbackd control socket" test -S "$WORLD/ctl.sock"
 }
 

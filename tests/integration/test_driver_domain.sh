@@ -10,7 +10,7 @@ BACKEND_DOMID=5
 xl domain-create "$BACKEND_DOMID"
 start_bg unetbackd ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim \
   --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket.d$BACKEND_DOMID" \
-  --control-socket "$WORLD/ctl.sock"
+  --control-socket "$WORLD/ctl.sock" --state-dir "$WORLD/state"
 wait_for 10 "unetbackd control socket" test -S "$WORLD/ctl.sock"
 grep -q "supervisor: domain $BACKEND_DOMID, watching /local/domain/$BACKEND_DOMID/backend/vif" \
   "$LOGS/unetbackd.log" || fail "the daemon did not learn its own domain id"

@@ -9,6 +9,9 @@
 # resume_ms: from the new daemon's start to the first frame it writes to the
 # TAP (sampled from the host's /proc/net/dev every 2 ms); gap_ms: the longest
 # pause of that counter around the restart. Fails when resume_ms > 1000.
+# The guest also configures receive hashing over its control ring: each new
+# daemon must take the configuration over (the guest sends it only once) and
+# carry the queues' counters on (state-dir) rather than restart them at 0.
 source "$(dirname "$0")/lib.sh"
 VIF=vif1.0
 QUEUES=4
@@ -57,7 +60,8 @@ start_again() {
   rm -f "$WORLD/ctl.sock"
   START_MS=$(now_ms)
   ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim --sim-dir "$SIM_DIR" \
-    --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" --max-queues "$QUEUES" \
+    --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" --state-dir "$WORLD/state" \
+    --max-queues "$QUEUES" \
     --keep-vifs >"$LOGS/unetbackd-$n.log" 2>&1 &
   PIDS[slot]=$!
   DAEMON=$!
@@ -92,15 +96,41 @@ active_queues() {
     jq -r '.[0].queues[] | select(.counters.tx_packets + .counters.rx_packets > 0) | .queue'
 }
 
+# The counters carry on over a restart: remember each queue's packets at the
+# resume, so that "moved under the new daemon" means "grew since then".
+declare -A AT_RESUME
+queue_packets() {  # "<queue> <tx+rx packets>" per queue, one stats call
+  ctl stats "$VIF" --json | jq -r '.[0].queues[] | "\(.queue) \(.counters.tx_packets + .counters.rx_packets)"'
+}
+remember_queue_counters() {
+  local q n
+  while read -r q n; do AT_RESUME[$q]=$n; done < <(queue_packets)
+}
+
 # assert_queues_moved QUEUES...: each of them carried packets under the new daemon.
 assert_queues_moved() {
-  local q tx rx
+  local q n now
+  declare -A now_of
+  while read -r q n; do now_of[$q]=$n; done < <(queue_packets)
   for q in "$@"; do
-    tx=$(queue_counter "$VIF" "$q" tx_packets)
-    rx=$(queue_counter "$VIF" "$q" rx_packets)
-    log "$VIF queue $q after the restart: tx_packets=$tx rx_packets=$rx"
-    ((tx + rx > 0)) || fail "$VIF queue $q carried nothing after the restart"
+    now=${now_of[$q]}
+    log "$VIF queue $q: tx+rx packets at the resume ${AT_RESUME[$q]}, now $now"
+    ((now > AT_RESUME[$q])) || fail "$VIF queue $q carried nothing after the restart"
   done
+}
+
+sum_counter() {  # sum_counter NAME: over all queues of $VIF
+  ctl stats "$VIF" --json | jq -r "[.[0].queues[].counters.$1] | add"
+}
+
+# The counters just after the resume are at least those just before the stop.
+assert_counters_carried_over() {
+  local before=$1 after
+  after=$(sum_counter tx_packets)
+  log "tx_packets before the stop: $before, just after the resume: $after"
+  ((after >= before)) || fail "counters restarted: $after < $before"
+  grep -q "hash configuration of the previous daemon restored" "$LOGS/unetbackd-$RESTARTS.log" ||
+    fail "the guest's hash configuration was not taken over"
 }
 
 assert_frontend_stayed_connected() {
@@ -114,7 +144,7 @@ start_xenstored
 start_host_ns
 start_daemon --max-queues "$QUEUES" --keep-vifs
 DAEMON=${PIDS[-1]}
-start_guest 1 "$QUEUES"
+start_guest 1 "$QUEUES" --ctrl-ring
 RESTARTS=0
 
 ip netns exec "$HOST_NS" /usr/bin/python3 "$WORLD/sampler.py" "$VIF" >"$WORLD/tap-rx" &
@@ -136,6 +166,7 @@ log "active queues before the restarts: ${ACTIVE[*]}"
 
 # 1. SIGKILL mid-traffic.
 slot=$(daemon_index "$DAEMON")
+BEFORE=$(sum_counter tx_packets)
 STOP_MS=$(now_ms)
 kill -KILL "$DAEMON"
 wait "$DAEMON" 2>/dev/null || true
@@ -143,12 +174,15 @@ BASE=$(tap_rx_packets)
 RESTARTS=1
 start_again "$RESTARTS" "$slot"
 measure kill9 "$STOP_MS" "$BASE"
+assert_counters_carried_over "$BEFORE"
+remember_queue_counters
 sleep 3
 assert_frontend_stayed_connected
 assert_queues_moved "${ACTIVE[@]}"
 
 # 2. Graceful stop for an upgrade: SIGTERM with keep-vifs.
 slot=$(daemon_index "$DAEMON")
+BEFORE=$(sum_counter tx_packets)
 STOP_MS=$(now_ms)
 kill -TERM "$DAEMON"
 wait "$DAEMON" || fail "unetbackd --keep-vifs exited with $?"
@@ -158,6 +192,8 @@ BASE=$(tap_rx_packets)
 RESTARTS=2
 start_again "$RESTARTS" "$slot"
 measure keep-vifs "$STOP_MS" "$BASE"
+assert_counters_carried_over "$BEFORE"
+remember_queue_counters
 
 wait "$IPERF" || fail "iperf3 failed: $(tail -5 "$WORLD/iperf3.json")"
 jq -e '.error | not' "$WORLD/iperf3.json" >/dev/null || fail "iperf3: $(jq -r .error "$WORLD/iperf3.json")"

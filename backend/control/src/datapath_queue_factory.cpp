@@ -1,9 +1,11 @@
 #include "unetback/control/datapath_queue_factory.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <vector>
 
+#include "hash_config_file.hpp"
 #include "unetback/datapath/control_ring.hpp"
 #include "unetback/datapath/queue.hpp"
 #include "unetback/datapath/queue_counters.hpp"
@@ -18,19 +20,27 @@ namespace {
 class datapath_vif_queues final : public vif_queues {
  public:
   datapath_vif_queues(platform::platform& platform, steering::rss_program* steering,
-                      connect_request req)
+                      const std::string& state_dir, connect_request req)
       : shared_(std::make_shared<datapath::vif_shared_state>(
             static_cast<std::uint32_t>(req.queues.size()))) {
     if (!req.queues.empty()) {
       shared_->set_multicast_filtering(req.queues.front().features.multicast_control);
     }
+    steering_name_ = req.ctrl_thread_name;
     if (req.ctrl_ring && steering != nullptr && !req.taps.empty()) {
       steering_program_ = steering;
       steering_tap_ = req.taps.front().get();
-      steering_name_ = req.ctrl_thread_name;
-      shared_->set_hash_observer([this](const rings::hash_config& c) { steer(c); });
+    }
+    if (req.ctrl_ring && !state_dir.empty()) {
+      hash_file_ = state_dir + "/" + req.ctrl_thread_name + ".hash";
+    }
+    if (req.ctrl_ring) {
+      shared_->set_hash_observer([this](const rings::hash_config& c) { hash_changed(c); });
     }
     for (std::size_t i = 0; i < req.queues.size(); ++i) {
+      if (!state_dir.empty()) {
+        req.queues[i].state_file = state_dir + "/" + req.queues[i].name + ".state";
+      }
       queues_.push_back(std::make_unique<datapath::queue>(
           platform, std::move(req.queues[i]), std::move(req.taps.at(i)), shared_, req.on_fault));
     }
@@ -38,6 +48,7 @@ class datapath_vif_queues final : public vif_queues {
       ctrl_ = std::make_unique<datapath::control_ring>(platform, queues_.front()->config().frontend,
                                                        req.ctrl_ring->ref, req.ctrl_ring->port,
                                                        shared_, req.on_fault, req.ctrl_thread_name);
+      restore_hash_config();
     }
   }
   ~datapath_vif_queues() override { stop(); }
@@ -67,6 +78,15 @@ class datapath_vif_queues final : public vif_queues {
     steering_.reset();  // detaches through a TAP queue fd: before the queues stop
     for (auto& q : queues_) {
       q->stop();
+    }
+  }
+
+  void discard_state() override {
+    for (const auto& q : queues_) {
+      datapath::queue::discard_state(q->config());
+    }
+    if (!hash_file_.empty()) {
+      ::unlink(hash_file_.c_str());
     }
   }
 
@@ -120,6 +140,31 @@ class datapath_vif_queues final : public vif_queues {
     }
   }
 
+  // A resumed vif: the guest configured its hash before the restart and will
+  // not do it again.
+  void restore_hash_config() {
+    if (hash_file_.empty() || !queues_.front()->config().resume) {
+      return;
+    }
+    const auto saved = load_hash_config(hash_file_);
+    if (!saved) {
+      return;
+    }
+    if (ctrl_->restore_hash(*saved)) {
+      spdlog::info("{}: hash configuration of the previous daemon restored", steering_name_);
+    } else {
+      spdlog::warn("{}: saved hash configuration {} rejected", steering_name_, hash_file_);
+    }
+  }
+
+  // Control-ring thread, on every committed change.
+  void hash_changed(const rings::hash_config& config) {
+    if (!hash_file_.empty()) {
+      save_hash_config(hash_file_, config);
+    }
+    steer(config);
+  }
+
   // Control-ring thread. A refusal by the kernel is the host's problem, not
   // the guest's: log it and keep the vif.
   void steer(const rings::hash_config& config) {
@@ -138,29 +183,34 @@ class datapath_vif_queues final : public vif_queues {
   std::vector<std::unique_ptr<datapath::queue>> queues_;
   steering::rss_program* steering_program_ = nullptr;
   platform::frame_port* steering_tap_ = nullptr;  // queue 0's TAP port, owned by queues_
-  std::string steering_name_;
+  std::string steering_name_;                     // "vif<D>.<N>-ctrl", for log lines
+  std::string hash_file_;                         // empty: no state directory or no control ring
   std::unique_ptr<steering::tap_steering> steering_;
   std::unique_ptr<datapath::control_ring> ctrl_;
 };
 
 class datapath_queue_factory final : public queue_factory {
  public:
-  datapath_queue_factory(platform::platform& p, steering::rss_program* steering)
-      : platform_(p), steering_(steering) {}
+  datapath_queue_factory(platform::platform& p, steering::rss_program* steering,
+                         std::string state_dir)
+      : platform_(p), steering_(steering), state_dir_(std::move(state_dir)) {}
   std::unique_ptr<vif_queues> create(connect_request request) override {
-    return std::make_unique<datapath_vif_queues>(platform_, steering_, std::move(request));
+    return std::make_unique<datapath_vif_queues>(platform_, steering_, state_dir_,
+                                                 std::move(request));
   }
 
  private:
   platform::platform& platform_;
   steering::rss_program* steering_;
+  std::string state_dir_;
 };
 
 }  // namespace
 
 std::unique_ptr<queue_factory> make_datapath_queue_factory(platform::platform& platform,
-                                                           steering::rss_program* steering) {
-  return std::make_unique<datapath_queue_factory>(platform, steering);
+                                                           steering::rss_program* steering,
+                                                           std::string state_dir) {
+  return std::make_unique<datapath_queue_factory>(platform, steering, std::move(state_dir));
 }
 
 }  // namespace unetback::control

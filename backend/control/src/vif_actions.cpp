@@ -192,6 +192,7 @@ void vif::do_disconnect() {
     return;
   }
   queues_->stop();
+  queues_->discard_state();  // disconnected: nothing for a next daemon to resume
   last_counters_ = queues_->counters();
   for (const auto& q : last_counters_) {
     UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: counters at disconnect: {}", tag(),

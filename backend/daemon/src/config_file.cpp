@@ -117,6 +117,8 @@ settings_layer with_daemon_key(settings_layer s, const std::string& key, const t
     s.xenstore = path(n, where);
   } else if (key == "control-socket") {
     s.control_socket = path(n, where);
+  } else if (key == "state-dir") {
+    s.state_dir = path(n, where);
   } else if (key == "keep-vifs") {
     s.keep_vifs = boolean(n, where);
   } else {

@@ -51,6 +51,7 @@ struct settings_layer {
   std::optional<std::string> sim_dir;
   std::optional<std::string> xenstore;
   std::optional<std::string> control_socket;
+  std::optional<std::string> state_dir;
   std::optional<spdlog::level::level_enum> log_level;
   std::optional<service::log_target> log_target;
   std::optional<long long> max_xdp_headroom;

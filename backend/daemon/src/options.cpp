@@ -27,6 +27,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.sim_dir, over.sim_dir);
   take(base.xenstore, over.xenstore);
   take(base.control_socket, over.control_socket);
+  take(base.state_dir, over.state_dir);
   take(base.log_level, over.log_level);
   take(base.log_target, over.log_target);
   take(base.max_xdp_headroom, over.max_xdp_headroom);
@@ -65,6 +66,7 @@ daemon_options resolve(const settings_layer& layer) {
   opts.sim_dir = layer.sim_dir.value_or(opts.sim_dir);
   opts.xenstore = layer.xenstore;
   opts.control_socket = layer.control_socket.value_or(opts.control_socket);
+  opts.state_dir = layer.state_dir.value_or(opts.state_dir);
   opts.log_level = layer.log_level.value_or(opts.log_level);
   opts.log_target = layer.log_target.value_or(opts.log_target);
   opts.keep_vifs = layer.keep_vifs.value_or(opts.keep_vifs);
@@ -90,7 +92,7 @@ namespace {
 // Values as the command line gave them (empty optionals: not given).
 struct cli_values {
   std::string config;
-  std::string platform, sim_dir, xenstore, control_socket, log_level, log_target;
+  std::string platform, sim_dir, xenstore, control_socket, state_dir, log_level, log_target;
   long long max_queues = 0, poll_us = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
   bool wait_for_hotplug = true;
   bool no_wait = false;
@@ -112,6 +114,11 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--xenstore", v.xenstore, "xenstored socket (sets XENSTORED_PATH)");
   app.add_option("--control-socket", v.control_socket,
                  "unetbackctl's socket (/run/unetbackd.sock)");
+  app.add_option("--state-dir", v.state_dir,
+                 "what a restarted daemon carries over, on a tmpfs (/run/unetback)")
+      ->check([](const std::string& p) {
+        return p.starts_with('/') ? std::string() : std::string("must be an absolute path");
+      });
   app.add_option("--log-level", v.log_level, "trace, debug, info, warning, error, critical, off");
   app.add_option("--log-target", v.log_target, "auto, journal, stderr");
   app.add_option("--max-queues", v.max_queues,
@@ -151,6 +158,7 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.sim_dir = given(app, "--sim-dir", v.sim_dir);
   s.xenstore = given(app, "--xenstore", v.xenstore);
   s.control_socket = given(app, "--control-socket", v.control_socket);
+  s.state_dir = given(app, "--state-dir", v.state_dir);
   try {
     if (app.count("--log-level") > 0) {
       s.log_level = service::parse_log_level(v.log_level);

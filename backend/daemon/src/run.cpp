@@ -24,6 +24,7 @@
 #include "unetback/service/netback_conflict.hpp"
 #include "unetback/service/notify.hpp"
 #include "unetback/service/privileges.hpp"
+#include "unetback/service/state_directory.hpp"
 #include "unetback/service/watchdog.hpp"
 #include "unetback/steering/rss_program.hpp"
 #include "unetback/xs/client.hpp"
@@ -37,6 +38,7 @@ struct daemon_parts {
   xs::client xs;
   std::unique_ptr<platform::platform> platform;
   std::unique_ptr<steering::rss_program> steering;  // null: unavailable
+  std::unique_ptr<service::state_directory> state;
   std::unique_ptr<control::queue_factory> queues;
   std::unique_ptr<control::tap_factory> taps;
 };
@@ -64,9 +66,10 @@ daemon_parts setup(const daemon_options& o) {
   po.self = self;
   auto plat = platform::make_platform(o.platform, po);
   auto steering = load_steering();
-  auto queues = control::make_datapath_queue_factory(*plat, steering.get());
-  return daemon_parts{std::move(xs), std::move(plat), std::move(steering), std::move(queues),
-                      control::make_kernel_tap_factory()};
+  auto state = std::make_unique<service::state_directory>(o.state_dir);
+  auto queues = control::make_datapath_queue_factory(*plat, steering.get(), state->path());
+  return daemon_parts{std::move(xs),    std::move(plat),   std::move(steering),
+                      std::move(state), std::move(queues), control::make_kernel_tap_factory()};
 }
 
 int serve(const daemon_options& o, daemon_parts& parts) {

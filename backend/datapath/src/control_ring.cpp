@@ -218,6 +218,16 @@ control_ring::~control_ring() {
   stop();
 }
 
+bool control_ring::restore_hash(const rings::hash_config& config) {
+  impl& c = *impl_;
+  if (c.thread.joinable() || !c.handler.restore(config)) {
+    return false;
+  }
+  c.shared->publish_hash(c.handler.config());
+  c.published_generation = c.handler.generation();
+  return true;
+}
+
 void control_ring::start() {
   impl& c = *impl_;
   if (c.thread.joinable()) {

@@ -22,10 +22,15 @@ struct queue::impl {
         tap(std::move(t)),
         shared(s ? std::move(s) : std::make_shared<vif_shared_state>(1)),
         on_fault(std::move(f)),
+        state(config),
+        counters(state.data().counters),
+        tx_responses(state.data().tx),
+        rx_responses(state.data().rx),
         grants(p.open_grant_table()),
         channel(p.open_event_channel()) {}
 
   void map_and_bind();
+  void replay_journals();
   void kick_after_resume();
   void release();
   void thread_main();
@@ -35,13 +40,16 @@ struct queue::impl {
   std::unique_ptr<platform::frame_port> tap;
   std::shared_ptr<vif_shared_state> shared;
   fault_handler on_fault;
+  queue_state state;
+  queue_counters& counters;  ///< in `state`: survives a restart
+  tx_journal tx_responses;
+  rx_journal rx_responses;
   std::unique_ptr<platform::grant_table> grants;
   std::unique_ptr<platform::event_channel> channel;
   std::optional<mapped_ring<rings::tx_back_ring>> tx;
   std::optional<mapped_ring<rings::rx_back_ring>> rx;
   std::optional<evtchn_port> tx_port;
   std::optional<evtchn_port> rx_port;
-  queue_counters counters;
   published_indices published;
   std::unique_ptr<worker> work;
   int stop_fd = -1;
@@ -68,6 +76,20 @@ void queue::impl::map_and_bind() {
   if (ec) {
     rx_port.reset();
     throw std::system_error(ec, "bind event channel " + std::to_string(config.rx_port.value()));
+  }
+}
+
+// Resume: a sweep the previous process journaled but did not publish is
+// completed first (its requests were acted on; their slots may already hold
+// some of its responses).
+void queue::impl::replay_journals() {
+  if (const auto t = tx_responses.replay(tx->ring)) {
+    spdlog::info("{}: completed the previous daemon's unpublished TX sweep: {} responses at {}",
+                 config.name, t->slots, t->base);
+  }
+  if (const auto r = rx_responses.replay(rx->ring)) {
+    spdlog::info("{}: completed the previous daemon's unpublished RX sweep: {} responses at {}",
+                 config.name, r->slots, r->base);
   }
 }
 
@@ -155,6 +177,7 @@ void queue::start() {
   try {
     q.map_and_bind();
     if (q.config.resume) {
+      q.replay_journals();
       q.kick_after_resume();
     }
     q.stop_fd = make_stop_fd();
@@ -162,7 +185,8 @@ void queue::start() {
     if (q.config.features.multicast_control) {
       q.shared->set_multicast_filtering(true);
     }
-    const queue_context ctx{q.config, q.counters, *q.shared, *q.grants, *q.tap};
+    const queue_context ctx{q.config, q.counters,     *q.shared,     *q.grants,
+                            *q.tap,   q.tx_responses, q.rx_responses};
     const worker_rings rings{q.tx->ring, q.rx->ring, *q.channel, *q.tx_port, *q.rx_port};
     q.work = std::make_unique<worker>(ctx, rings, q.stop_fd, q.stopping, q.published);
     q.published.tx_req_cons = q.tx->ring.req_cons();
@@ -186,6 +210,10 @@ void queue::stop() {
   }
   q.work.reset();
   q.release();
+}
+
+void queue::discard_state(const queue_config& config) {
+  queue_state::discard(config.state_file);
 }
 
 queue_counters_snapshot queue::counters() const {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "queue_state.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/datapath/queue_counters.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
@@ -24,6 +25,8 @@ struct queue_context {
   vif_shared_state& shared;
   platform::grant_table& grants;
   platform::frame_port& tap;
+  tx_journal& tx_responses;  ///< where TX responses are staged before the ring
+  rx_journal& rx_responses;
 };
 
 /// The frontend's offload features in the form rings/ expects.

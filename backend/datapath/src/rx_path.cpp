@@ -257,14 +257,14 @@ void rx_path::flush() {
   }
   for (std::uint32_t p = 0; p < plans_used_; ++p) {
     for (std::uint32_t s = 0; s < plans_[p].slots; ++s) {
-      ring_.write_response(plans_[p].responses[s]);  // in the request's own slot
+      ctx_.rx_responses.stage(plans_[p].responses[s]);  // for the request's own slot
     }
     bump(c.rx_packets);
     bump(c.rx_bytes, plan_len_[p]);
   }
   cur_.delivered = plans_used_;
   if (plans_used_ > 0) {
-    const bool asked = ring_.push_responses_and_check_notify();
+    const bool asked = ctx_.rx_responses.commit(ring_);
     cur_.notify = asked || ctx_.config.tuning.notify_always;
   }
 }

@@ -73,16 +73,16 @@ tx_sweep_result tx_path::sweep(clock::time_point now) {
   for (pending_packet& pkt : packets_) {
     deliver(pkt);
   }
-  // A response overwrites its request's slot: write them only right before
-  // publishing, so that a daemon killed mid-sweep leaves the requests it did
-  // not answer intact for its successor (restart without reconnect).
+  // A response overwrites its request's slot: they go through the journal,
+  // so a daemon killed mid-sweep leaves its successor either the requests or
+  // the responses (restart without reconnect, response_journal.hpp).
   for (const pending_packet& pkt : packets_) {
     respond(pkt);
   }
   cur_.consumed = planned;
   cur_.more = cur_.more || (planned < n && !cur_.throttled);
   if (planned > 0) {
-    const bool asked = ring_.push_responses_and_check_notify();
+    const bool asked = ctx_.tx_responses.commit(ring_);
     cur_.notify = asked || ctx_.config.tuning.notify_always;
   }
   return cur_;
@@ -265,7 +265,7 @@ void tx_path::respond(const pending_packet& pkt) {
     const bool extra = i >= 1 && i <= pkt.extras;
     rsp.id = extra ? 0 : window_[pkt.pos + i].id;
     rsp.status = extra ? rings::netif_rsp::null : pkt.status;
-    ring_.write_response(rsp);
+    ctx_.tx_responses.stage(rsp);
   }
 }
 

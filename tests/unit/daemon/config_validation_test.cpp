@@ -70,6 +70,8 @@ constexpr std::array key_cases{
              "must be a string"},
     key_case{"control-socket", "\"ctl.sock\"", "false", "absolute path", false,
              "must be a string"},
+    key_case{"state-dir", "\"state\"", "[\"/run/unetback\"]", "absolute path", false,
+             "must be a string"},
     key_case{"keep-vifs", "", "1", "true or false", false},
 };
 // clang-format on
@@ -174,7 +176,7 @@ TEST_F(ConfigValidation, EveryPerVifKeyIsCheckedInVifSectionsToo) {
 
 TEST_F(ConfigValidation, DaemonOnlyKeysAreUnknownInVifSections) {
   for (const char* key : {"platform", "log-level", "log-target", "max-xdp-headroom", "sim-dir",
-                          "xenstore", "control-socket", "keep-vifs"}) {
+                          "xenstore", "control-socket", "state-dir", "keep-vifs"}) {
     write_config(std::string("[vif.\"7.1\"]\n") + key + " = \"x\"\n");
     expect_names(usage_error({}), {"[vif.\"7.1\"] " + std::string(key), "unknown key"});
   }
@@ -280,20 +282,23 @@ TEST_F(ConfigValidation, UnreadableFileExitsTwoNamingTheFile) {
 TEST_F(ConfigValidation, EachFlagOverridesItsKeyInTheFile) {
   write_config(
       "[daemon]\nplatform = \"xen\"\nsim-dir = \"/file/sim\"\nxenstore = \"/file/xs\"\n"
-      "control-socket = \"/file/ctl\"\nlog-level = \"error\"\nlog-target = \"journal\"\n"
+      "control-socket = \"/file/ctl\"\nstate-dir = \"/file/state\"\nlog-level = "
+      "\"error\"\nlog-target = \"journal\"\n"
       "max-queues = 2\npoll-us = 10\ntx-batch = 8\nrx-batch = 8\nrx-backlog-bytes = 65536\n"
       "wait-for-hotplug = true\n");
   const daemon_options o =
-      accepted({"--platform",         "sim",      "--sim-dir",        "/flag/sim",
-                "--xenstore",         "/flag/xs", "--control-socket", "/flag/ctl",
-                "--log-level",        "debug",    "--log-target",     "stderr",
-                "--max-queues",       "5",        "--poll-us",        "0",
-                "--tx-batch",         "128",      "--rx-batch",       "32",
-                "--rx-backlog-bytes", "131072",   "--no-wait-hotplug"});
+      accepted({"--platform",       "sim",         "--sim-dir",          "/flag/sim",
+                "--xenstore",       "/flag/xs",    "--control-socket",   "/flag/ctl",
+                "--state-dir",      "/flag/state", "--log-level",        "debug",
+                "--log-target",     "stderr",      "--max-queues",       "5",
+                "--poll-us",        "0",           "--tx-batch",         "128",
+                "--rx-batch",       "32",          "--rx-backlog-bytes", "131072",
+                "--no-wait-hotplug"});
   EXPECT_EQ(o.platform, "sim");
   EXPECT_EQ(o.sim_dir, "/flag/sim");
   EXPECT_EQ(o.xenstore, "/flag/xs");
   EXPECT_EQ(o.control_socket, "/flag/ctl");
+  EXPECT_EQ(o.state_dir, "/flag/state");
   EXPECT_EQ(o.log_level, spdlog::level::debug);
   EXPECT_EQ(o.log_target, service::log_target::standard_error);
   EXPECT_EQ(o.supervisor.defaults.max_queues, 5U);
@@ -333,6 +338,7 @@ TEST_F(ConfigValidation, BadFlagValuesNameTheFlagAndRangeEvenWithAGoodFile) {
       {{"--log-target", "syslog"}, {"--log-target", "journal"}},
       {{"--wait-for-hotplug", "maybe"}, {"--wait-for-hotplug"}},
       {{"--max-queues", "four"}, {"--max-queues"}},
+      {{"--state-dir", "run/unetback"}, {"--state-dir", "absolute path"}},
   };
   for (const auto& [args, parts] : cases) {
     SCOPED_TRACE(args.front() + " " + args.back());

@@ -103,6 +103,53 @@ TEST_F(ControlRing, FrontendProgramsToeplitzHashing) {
   EXPECT_EQ(ctrl_->requests_handled(), 6U);
 }
 
+// After a daemon restart the guest does not configure its hash again: the
+// saved configuration is taken over, published, and the guest's later
+// partial updates apply on top of it.
+TEST_F(ControlRing, RestoredHashIsPublishedAndLaterUpdatesBuildOnIt) {
+  rings::hash_config saved;
+  saved.algorithm = XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
+  saved.flags = XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP;
+  saved.key[0] = 0x6d;
+  saved.mapping_size = 4;
+  saved.mapping = {};
+  saved.mapping[0] = 3;
+  saved.mapping[1] = 2;
+  ctrl_ = std::make_unique<control_ring>(platform_, domid{7}, grant_ref{ref_},
+                                         evtchn_port{ctrl_port}, shared_, nullptr, "vif7.0-ctrl");
+  ASSERT_TRUE(ctrl_->restore_hash(saved));
+  EXPECT_EQ(shared_->read_hash().config, saved);
+  ctrl_->start();
+  EXPECT_EQ(call(XEN_NETIF_CTRL_TYPE_GET_HASH_FLAGS).status, rings::ctrl_status::success);
+  const std::uint32_t map_ref = mem_.grant_page();
+  const std::uint32_t entry = 1;
+  std::memcpy(mem_.raw_page(map_ref), &entry, sizeof(entry));
+  ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref, 1, 3).status,
+            rings::ctrl_status::success);  // offset 3 < the restored size 4
+  const hash_snapshot snap = shared_->read_hash();
+  EXPECT_EQ(snap.config.mapping[0], 3U);
+  EXPECT_EQ(snap.config.mapping[3], 1U);
+  EXPECT_EQ(snap.config.key[0], 0x6d);
+}
+
+TEST_F(ControlRing, ARestoredConfigurationNoGuestCouldSetIsRefused) {
+  rings::hash_config bad;
+  bad.algorithm = XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
+  bad.mapping_size = 2;
+  bad.mapping[1] = 4;  // 4 queues: entries are 0..3
+  ctrl_ = std::make_unique<control_ring>(platform_, domid{7}, grant_ref{ref_},
+                                         evtchn_port{ctrl_port}, shared_, nullptr, "vif7.0-ctrl");
+  const auto before = shared_->read_hash();
+  EXPECT_FALSE(ctrl_->restore_hash(bad));
+  bad.mapping[1] = 0;
+  bad.flags = 1U << 31;  // no such hash type
+  EXPECT_FALSE(ctrl_->restore_hash(bad));
+  bad.flags = 0;
+  bad.algorithm = 7;
+  EXPECT_FALSE(ctrl_->restore_hash(bad));
+  EXPECT_EQ(shared_->read_hash().generation, before.generation);
+}
+
 TEST_F(ControlRing, MappingEntryBeyondQueueCountIsRejectedAndNotPublished) {
   start();
   ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, 2).status, rings::ctrl_status::success);

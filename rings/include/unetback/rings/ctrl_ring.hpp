@@ -85,6 +85,28 @@ class ctrl_handler {
   /// Incremented on every committed change (publishers compare it).
   [[nodiscard]] std::uint64_t generation() const { return generation_; }
 
+  /// Takes over a configuration committed before (the backend's own record,
+  /// carried across a restart). Checked against the same rules as the
+  /// requests that could have built it; false, and nothing changed, if no
+  /// sequence of valid requests leads to it.
+  [[nodiscard]] bool restore(const hash_config& c) {
+    const bool known_algorithm = c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_NONE ||
+                                 c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
+    if (!known_algorithm || (c.flags & ~supported_hash_types) != 0 ||
+        (c.flags != 0 && c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_NONE) ||
+        c.mapping_size > max_hash_mapping_size) {
+      return false;
+    }
+    for (std::uint32_t i = 0; i < max_hash_mapping_size; ++i) {
+      if (i < c.mapping_size ? c.mapping[i] >= num_queues_ : c.mapping[i] != 0) {
+        return false;
+      }
+    }
+    cfg_ = c;
+    ++generation_;
+    return true;
+  }
+
  private:
   /// A status and the response's data word.
   struct outcome {

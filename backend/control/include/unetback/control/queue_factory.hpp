@@ -44,6 +44,9 @@ class vif_queues {
   /// request-multicast-control changed at run time
   /// (feature-dynamic-multicast-control): filter multicast toward the guest.
   virtual void set_multicast_control(bool on) = 0;
+  /// After stop(), when the vif is gone for good (not kept for the next
+  /// daemon): forget what a restart would have carried over.
+  virtual void discard_state() {}
   /// One JSON object per queue: {"queue": K, ...counters...}.
   [[nodiscard]] virtual nlohmann::json counters() const = 0;
   /// The control ring's counters ({"requests", "invalid_parameter", ...}),

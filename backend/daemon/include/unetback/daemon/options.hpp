@@ -31,6 +31,8 @@ struct daemon_options {
   std::string sim_dir = "/run/unetback-sim";
   std::optional<std::string> xenstore;                 ///< XENSTORED_PATH override
   std::string control_socket = "/run/unetbackd.sock";  ///< unetbackctl's peer
+  /// What a restarted daemon carries over (service::state_directory).
+  std::string state_dir = "/run/unetback";
   spdlog::level::level_enum log_level = spdlog::level::info;
   service::log_target log_target = service::log_target::automatic;
   control::supervisor_options supervisor;  ///< vif defaults and per-vif overrides

@@ -47,6 +47,10 @@ class control_ring {
   void start();
   /// Stops and joins the thread, unbinds, unmaps. Idempotent.
   void stop();
+  /// Before start(), after a daemon restart: takes over the hash
+  /// configuration the guest set before (rings::ctrl_handler::restore) and
+  /// publishes it. False if it is not one the guest could have set.
+  [[nodiscard]] bool restore_hash(const rings::hash_config& config);
 
   /// Requests answered so far (any thread).
   [[nodiscard]] std::uint64_t requests_handled() const;

@@ -46,6 +46,9 @@ class queue {
   /// rsp_prod_pvt. Call from the thread that starts and stops the queue.
   [[nodiscard]] std::string ring_dump() const;
   [[nodiscard]] const queue_config& config() const;
+  /// Removes what a restart would carry over for this queue (its state
+  /// file, queue_config::state_file): the vif is gone for good.
+  static void discard_state(const queue_config& config);
 
  private:
   struct impl;

@@ -69,6 +69,9 @@ struct queue_config {
   /// are reused), and start() kicks the frontend once, because a kick or a
   /// notification may have been lost while nobody was bound.
   bool resume = false;
+  /// Where the queue's response journals and counters outlive the process
+  /// (queue_state.hpp); empty: anonymous memory, nothing survives.
+  std::string state_file;
   frontend_features features;
   queue_tuning tuning;
 };

@@ -1,0 +1,97 @@
+#pragma once
+// The response journal of one back ring. netif.h gives a response the slot of
+// the request it answers, so writing a sweep's responses destroys requests; a
+// daemon killed after writing some of them but before publishing rsp_prod
+// would leave its successor damaged requests where it expects to resume
+// (restart without reconnect, docs/reliability.md). The journal closes that
+// window: a sweep's responses are staged in memory that outlives the process
+// (queue_state, a shared mapping of a tmpfs file), the journal records
+// "rsp_prod was B, N responses follow", and only then are they copied into
+// the ring and published. The successor replays a journal whose B is still
+// the shared rsp_prod, and ignores one that was published.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+#include "unetback/rings/shared_ring.hpp"
+
+namespace unetback::datapath {
+
+/// The journal's memory (inside queue_state's mapping): plain data only.
+template <class Rsp, std::uint32_t Slots>
+struct journal_area {
+  /// rsp_prod before the sweep (high 32 bits) and the sweep's slot count.
+  std::atomic<std::uint64_t> base_and_count{0};
+  std::array<Rsp, Slots> slots{};
+};
+
+/// What a journal found at resume.
+struct journal_replay {
+  std::uint32_t base = 0;   ///< the shared rsp_prod it was written at
+  std::uint32_t slots = 0;  ///< responses written into the ring again
+};
+
+template <class Req, class Rsp>
+class response_journal {
+ public:
+  using ring = rings::back_ring<Req, Rsp>;
+  using area = journal_area<Rsp, ring::size>;
+
+  explicit response_journal(area& a) : area_(a) {}
+
+  /// Stages the sweep's next response (slot rsp_prod_pvt + staged()).
+  /// At most ring::size per sweep: a sweep answers only what it consumed.
+  void stage(const Rsp& rsp) { area_.slots[staged_++ % ring::size] = rsp; }
+  [[nodiscard]] std::uint32_t staged() const { return staged_; }
+
+  /// Journals the staged responses, writes them into their slots and
+  /// publishes them; returns whether the frontend asked for a kick.
+  [[nodiscard]] bool commit(ring& r) {
+    if (staged_ == 0) {
+      return false;
+    }
+    area_.base_and_count.store(pack(r.rsp_prod_pvt(), staged_), std::memory_order_relaxed);
+    // Journal first, ring slots after: a kill between them leaves a journal
+    // that describes every slot written.
+    std::atomic_thread_fence(std::memory_order_release);
+    for (std::uint32_t i = 0; i < staged_; ++i) {
+      r.write_response(area_.slots[i]);
+    }
+    staged_ = 0;
+    return r.push_responses_and_check_notify();
+  }
+
+  /// On resume, right after the ring was attached (req_cons = rsp_prod_pvt =
+  /// the shared rsp_prod): if the previous process journaled a sweep at this
+  /// rsp_prod and did not publish it, write and publish its responses and
+  /// consume its requests, which were already acted on. Returns what was
+  /// replayed, nothing when the journal was published or does not fit the
+  /// ring (more slots than the frontend has requests outstanding).
+  std::optional<journal_replay> replay(ring& r) {
+    const std::uint64_t v = area_.base_and_count.load(std::memory_order_relaxed);
+    const journal_replay j{static_cast<std::uint32_t>(v >> 32), static_cast<std::uint32_t>(v)};
+    const auto outstanding = r.unconsumed_requests();
+    if (j.slots == 0 || j.slots > ring::size || j.base != r.rsp_prod_pvt() || !outstanding ||
+        outstanding.value() < j.slots) {
+      return std::nullopt;
+    }
+    r.consume(j.slots);
+    for (std::uint32_t i = 0; i < j.slots; ++i) {
+      r.write_response(area_.slots[i]);
+    }
+    (void)r.push_responses_and_check_notify();  // resume kicks every port anyway
+    return j;
+  }
+
+ private:
+  static std::uint64_t pack(std::uint32_t base, std::uint32_t count) {
+    return (std::uint64_t{base} << 32) | count;
+  }
+
+  area& area_;
+  std::uint32_t staged_ = 0;
+};
+
+}  // namespace unetback::datapath

@@ -1,0 +1,30 @@
+#pragma once
+// The daemon's state directory (state-dir, default /run/unetback): what a
+// restarted unetbackd carries over from its predecessor (queue response
+// journals and counters, the guests' hash configurations). It must be a
+// tmpfs: the state is only valid while the guests' rings are. One daemon per
+// directory: an exclusive lock on <dir>/lock, held for the process's life
+// (released by the kernel even on kill -9), so two daemons never share it.
+
+#include <string>
+
+namespace unetback::service {
+
+class state_directory {
+ public:
+  /// Creates `path` (0700) if missing and takes its lock. Throws
+  /// std::system_error, or std::runtime_error naming the holder's problem
+  /// ("in use by another unetbackd").
+  explicit state_directory(std::string path);
+  ~state_directory();
+  state_directory(const state_directory&) = delete;
+  state_directory& operator=(const state_directory&) = delete;
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int lock_fd_ = -1;
+};
+
+}  // namespace unetback::service

@@ -1,0 +1,147 @@
+// What a queue carries over a daemon restart through its state file
+// (queue_state.hpp): the counters, and the response journal that completes
+// a sweep the killed daemon wrote into the ring but never published.
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "queue_fixture.hpp"
+#include "queue_state.hpp"
+
+namespace unetback::datapath::test {
+namespace {
+
+using namespace rings::test;  // NOLINT(google-build-using-namespace): frame builders
+
+class QueueStateFile : public QueueTest {
+ protected:
+  QueueStateFile() {
+    char dir[] = "/tmp/unetback-queue-state-XXXXXX";
+    EXPECT_NE(::mkdtemp(dir), nullptr);
+    dir_ = dir;
+    config_.state_file = dir_ + "/vif7.0-q0.state";
+  }
+  ~QueueStateFile() override {
+    if (queue_) {
+      queue_->stop();
+      queue_.reset();
+    }
+    ::unlink(config_.state_file.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  rings::sring_header& header(std::uint32_t ref) {
+    return *reinterpret_cast<rings::sring_header*>(mem_.raw_page(ref));
+  }
+  void restart_queue(bool resume) {
+    queue_->stop();
+    queue_.reset();
+    ::close(tap_peer_);
+    tap_peer_ = -1;
+    config_.resume = resume;
+    start_queue();
+  }
+  frame udp(std::size_t len) {
+    return ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, len));
+  }
+  void send_and_receive(std::uint16_t id, std::size_t answered) {
+    send_slots({one_slot(udp(40), 0, id)});
+    ASSERT_TRUE(wait_tx_responses(answered));
+    rings::vnet_header h{};
+    frame got;
+    ASSERT_TRUE(tap_read(h, got));
+  }
+
+  std::string dir_;
+};
+
+TEST_F(QueueStateFile, CountersCarryOverAResumeOfTheSameRings) {
+  start_queue();
+  send_and_receive(1, 1);
+  restart_queue(/*resume=*/true);
+  EXPECT_EQ(counters().tx_packets, 1U);
+  send_and_receive(2, 2);
+  EXPECT_EQ(counters().tx_packets, 2U);
+  EXPECT_EQ(counters().tx_requests, 2U);
+}
+
+TEST_F(QueueStateFile, AFreshConnectionStartsFromZero) {
+  start_queue();
+  send_and_receive(1, 1);
+  restart_queue(/*resume=*/false);
+  EXPECT_EQ(counters().tx_packets, 0U);
+}
+
+TEST_F(QueueStateFile, AFileWrittenForOtherRingsIsNotCarriedOver) {
+  start_queue();
+  send_and_receive(1, 1);
+  queue_->stop();
+  config_.resume = true;
+  config_.tx_ring_ref = grant_ref{tx_ref_ + 100};
+  const queue_state other(config_);
+  EXPECT_FALSE(other.carried_over());
+}
+
+// The killed daemon consumed two requests, sent their packets, journaled the
+// two responses and had written the first into the ring (destroying request
+// 0) when it died: rsp_prod was never published. The successor must answer
+// both from the journal, not parse the damaged slot or send the packets again.
+TEST_F(QueueStateFile, ResumeCompletesTheSweepTheKilledDaemonDidNotPublish) {
+  start_queue();
+  queue_->stop();
+  queue_.reset();
+  ::close(tap_peer_);
+  tap_peer_ = -1;
+  ASSERT_TRUE(tx_.write_request(one_slot(udp(50), 0, 7)));
+  ASSERT_TRUE(tx_.write_request(one_slot(udp(60), 0, 8)));
+  (void)tx_.push_requests_and_check_notify();
+  {
+    config_.resume = true;
+    queue_state dead(config_);  // the dead daemon's view of the same file
+    ASSERT_TRUE(dead.carried_over());
+    auto ring = rings::tx_back_ring::attach(ring_page(tx_ref_)).value();
+    tx_journal journal(dead.data().tx);
+    journal.stage(rings::tx_response{7, rings::netif_rsp::okay});
+    journal.stage(rings::tx_response{8, rings::netif_rsp::okay});
+    dead.data().tx.base_and_count.store((std::uint64_t{0} << 32) | 2U);
+    ring.write_response(rings::tx_response{7, rings::netif_rsp::okay});  // slot 0 overwritten
+    ASSERT_EQ(header(tx_ref_).rsp_prod, 0U);
+  }
+  start_queue();
+  ASSERT_TRUE(wait_tx_responses(2));
+  EXPECT_EQ(tx_rsps_[0].id, 7);
+  EXPECT_EQ(tx_rsps_[1].id, 8);
+  EXPECT_EQ(tx_rsps_[1].status, rings::netif_rsp::okay);
+  EXPECT_TRUE(faults().empty());
+  rings::vnet_header h{};
+  frame got;
+  EXPECT_FALSE(tap_read(h, got, 100));  // not sent twice
+  send_and_receive(9, 3);               // and the queue goes on from index 2
+  EXPECT_EQ(tx_rsps_[2].id, 9);
+  EXPECT_EQ(header(tx_ref_).rsp_prod, 3U);
+}
+
+TEST_F(QueueStateFile, APublishedJournalIsNotReplayed) {
+  start_queue();
+  send_and_receive(1, 1);  // journaled at base 0, published: rsp_prod 1
+  queue_->stop();
+  ASSERT_TRUE(tx_.write_request(one_slot(udp(70), 0, 2)));
+  (void)tx_.push_requests_and_check_notify();
+  restart_queue(/*resume=*/true);
+  ASSERT_TRUE(wait_tx_responses(2));
+  EXPECT_EQ(tx_rsps_[1].id, 2);
+  rings::vnet_header h{};
+  frame got;
+  ASSERT_TRUE(tap_read(h, got));  // request 2 is processed, not answered from the journal
+  EXPECT_EQ(got.size(), udp(70).size());
+}
+
+TEST_F(QueueStateFile, AnUnusableFileFallsBackToMemory) {
+  config_.state_file = dir_;  // a directory
+  start_queue();
+  send_and_receive(1, 1);
+  EXPECT_EQ(counters().tx_packets, 1U);
+  config_.state_file = dir_ + "/vif7.0-q0.state";
+}
+
+}  // namespace
+}  // namespace unetback::datapath::test

@@ -1,0 +1,60 @@
+// The state directory: created when missing, one daemon at a time.
+
+#include "unetback/service/state_directory.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace unetback::service {
+namespace {
+
+class StateDirectory : public ::testing::Test {
+ protected:
+  StateDirectory() {
+    char dir[] = "/tmp/unetback-state-test-XXXXXX";
+    EXPECT_NE(::mkdtemp(dir), nullptr);
+    parent_ = dir;
+  }
+  ~StateDirectory() override {
+    ::unlink((parent_ + "/state/lock").c_str());
+    ::rmdir((parent_ + "/state").c_str());
+    ::unlink((parent_ + "/file").c_str());
+    ::rmdir(parent_.c_str());
+  }
+  std::string parent_;
+};
+
+TEST_F(StateDirectory, IsCreatedPrivateWhenMissing) {
+  const state_directory d(parent_ + "/state");
+  struct stat st {};
+  ASSERT_EQ(::stat((parent_ + "/state").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0700U);
+}
+
+TEST_F(StateDirectory, ASecondDaemonIsRefusedUntilTheFirstIsGone) {
+  auto first = std::make_unique<state_directory>(parent_ + "/state");
+  try {
+    const state_directory second(parent_ + "/state");
+    FAIL() << "two holders of one state directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another unetbackd"), std::string::npos)
+        << e.what();
+  }
+  first.reset();
+  EXPECT_NO_THROW(state_directory again(parent_ + "/state"));
+}
+
+TEST_F(StateDirectory, AFileInItsPlaceIsAnError) {
+  std::ofstream(parent_ + "/file") << "x";
+  EXPECT_THROW(state_directory d(parent_ + "/file"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace unetback::service
