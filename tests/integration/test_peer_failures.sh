@@ -6,8 +6,9 @@
 #  2. the vif's TAP deleted by an operator (`ip link del vif1.0`): the worker
 #     sees its queue fd detached and reports a fault, the vif's data path is
 #     released (log "TAP interface gone");
-#  3. a bridge removed: the daemon (which does not own bridges) keeps the vif
-#     and its TAP; re-bridging restores traffic;
+#  3. a bridge removed: the daemon (which does not own bridges) logs that the
+#     guest is cut off and keeps the vif and its TAP; re-bridging restores
+#     traffic;
 #  4. sim-xenstored restarted: the daemon logs the lost connection,
 #     reconnects with backoff, re-establishes its watch, releases the vifs
 #     whose backend directories vanished, and serves a new guest.
@@ -85,8 +86,11 @@ BRIDGE=ubr1 attach_guest 1 2
 ip -n "$(guest_ns 1)" addr flush dev eth0
 ip -n "$(guest_ns 1)" addr add 198.18.1.11/24 dev eth0
 ping_ok 1 3 198.18.1.1 || fail "no traffic on the victim's bridge"
+wait_for 5 "the daemon logging the TAP on its bridge" daemon_log_has "vif1.0: TAP vif1.0 is on bridge ubr1"
 ip -n "$HOST_NS" link del ubr1
-sleep 2
+wait_for 5 "the daemon logging the bridge removal" \
+  daemon_log_has "vif1.0: TAP vif1.0 left bridge ubr1: the guest is cut off"
+sleep 1
 kill -0 "$(daemon_pid)" || fail "unetbackd died when the bridge went"
 ip -n "$HOST_NS" link show vif1.0 >/dev/null || fail "vif1.0 vanished with its bridge"
 ip -n "$HOST_NS" link add ubr1 type bridge

@@ -14,6 +14,7 @@ class kernel_tap final : public vif_tap {
   explicit kernel_tap(tap::tap_device dev) : dev_(std::move(dev)) {}
 
   [[nodiscard]] std::string name() const override { return dev_.name(); }
+  [[nodiscard]] int ifindex() const override { return dev_.ifindex(); }
 
   std::vector<std::unique_ptr<platform::frame_port>> open_queues(unsigned count) override {
     std::vector<std::unique_ptr<platform::frame_port>> ports;

@@ -226,6 +226,12 @@ std::shared_ptr<vif> supervisor::find(domid d, unsigned devid) const {
   return it->second;
 }
 
+void supervisor::note_link(const tap::link_event& e) {
+  for (const auto& [key, v] : vifs_) {
+    v->note_link(e);
+  }
+}
+
 void supervisor::disable(domid d, unsigned devid, const std::string& reason) {
   const std::shared_ptr<vif> v = find(d, devid);
   v->disable(reason);

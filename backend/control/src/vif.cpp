@@ -245,7 +245,7 @@ nlohmann::json vif::describe() const {
   j["domid"] = frontend_.value();
   j["devid"] = devid_;
   j["state"] = std::string(name_of(backend_state_));
-  j["tap"] = tap_ ? tap_->name() : std::string();
+  j["tap"] = tap_name();
   j["failed"] = failed_;
   j["disabled"] = failed_ || disabled_reason_.has_value();
   j["disabled_reason"] = disabled_reason_ ? *disabled_reason_

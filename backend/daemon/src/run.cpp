@@ -14,9 +14,11 @@
 
 #include <array>
 #include <csignal>
+#include <optional>
 #include <stdexcept>
 
 #include "control_commands.hpp"
+#include "link_watch.hpp"
 #include "unetback/control/datapath_queue_factory.hpp"
 #include "unetback/control/supervisor.hpp"
 #include "unetback/ctl/control_server.hpp"
@@ -78,6 +80,13 @@ int serve(const daemon_options& o, daemon_parts& parts) {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   ctl::control_server control(io, o.control_socket);
   register_control_commands(control, sup);
+  std::optional<link_watch> links;
+  try {
+    links.emplace(io.get_executor(), [&sup](const tap::link_event& e) { sup.note_link(e); });
+    links->start();
+  } catch (const std::system_error& e) {
+    spdlog::warn("bridge changes of the vifs' TAPs will not be logged: {}", e.what());
+  }
   // The sim platform opens each guest's memory through /proc/<pid>/fd of a
   // netfront-sim that runs with full capabilities, which the kernel's ptrace
   // access check only allows with CAP_SYS_PTRACE (docs/sim-platform.md).

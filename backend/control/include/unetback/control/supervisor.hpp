@@ -60,6 +60,10 @@ class supervisor {
   /// for an unknown vif.
   bool enable(domid d, unsigned devid);
 
+  /// A link message from the host (the daemon's rtnetlink watch): handed to
+  /// the vif whose TAP it names (vif::note_link).
+  void note_link(const tap::link_event& e);
+
   /// Our own domain id (valid after start()).
   [[nodiscard]] domid self() const { return self_; }
   /// Number of live vifs.

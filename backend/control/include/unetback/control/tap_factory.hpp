@@ -15,8 +15,12 @@ namespace unetback::control {
 class vif_tap {
  public:
   virtual ~vif_tap() = default;
-  /// Current name (the hotplug script may rename it).
+  /// Current name (the hotplug script may rename it). Throws
+  /// std::system_error once the interface is gone.
   [[nodiscard]] virtual std::string name() const = 0;
+  /// The interface's index, fixed for its life (link messages name it);
+  /// 0 where there is no kernel interface (test doubles).
+  [[nodiscard]] virtual int ifindex() const { return 0; }
   /// Opens `count` queue frame ports.
   [[nodiscard]] virtual std::vector<std::unique_ptr<platform::frame_port>> open_queues(
       unsigned count) = 0;

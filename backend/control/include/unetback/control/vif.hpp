@@ -26,6 +26,7 @@
 #include "unetback/control/tap_factory.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/rings/ids.hpp"
+#include "unetback/tap/link_events.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::control {
@@ -87,6 +88,11 @@ class vif : public std::enable_shared_from_this<vif> {
   /// vif (error node, carrier off) and requests a refresh, which stops the
   /// queues and goes Closing. Stale generations are ignored.
   void on_fault(std::uint64_t generation, queue_index q, const std::string& reason);
+  /// A link message about an interface: if it is this vif's TAP, logs its
+  /// bridge changes (joined, left: the guest is cut off from the host
+  /// network) and its deletion. The data path is not touched (a deleted TAP
+  /// is reported by the workers).
+  void note_link(const tap::link_event& e);
   /// Daemon exit: stop the data path and walk the backend to Closed.
   void shutdown();
   /// Daemon exit keeping the vif (keep-vifs): stop the data path and leave
@@ -113,6 +119,8 @@ class vif : public std::enable_shared_from_this<vif> {
   bool write_state(xenbus_state st);
   void fail(const std::string& message);
   [[nodiscard]] std::string tag() const;
+  /// The TAP's current name, "" without one, "(deleted)" once it is gone.
+  [[nodiscard]] std::string tap_name() const;
 
   vif_env& env_;
   vif_options options_;
@@ -133,6 +141,8 @@ class vif : public std::enable_shared_from_this<vif> {
   bool failed_ = false;
   bool bridged_ = false;
   bool destroyed_ = false;
+  int tap_master_ = 0;           ///< the TAP's bridge (ifindex) per link messages
+  std::string tap_master_name_;  ///< its name, for when it is gone
 };
 
 }  // namespace unetback::control
