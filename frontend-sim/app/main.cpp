@@ -58,6 +58,7 @@ struct cli_options {
   unsigned handshake_timeout = 30;
   std::string ready_file;
   std::string log_level = "info";
+  std::string tx_queue_select = "flow";
 };
 
 void add_options(CLI::App& app, cli_options& o) {
@@ -84,6 +85,11 @@ void add_options(CLI::App& app, cli_options& o) {
       ->check(CLI::Range(1, 3600));
   app.add_option("--ready-file", o.ready_file, "file created once Connected");
   app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error");
+  app.add_option("--tx-queue-select", o.tx_queue_select,
+                 "guest TX queue of each frame: flow (the kernel's flow steering, a flow stays "
+                 "on one queue) | random (every frame to a random queue; benchmark lever)")
+      ->check(CLI::IsMember({"flow", "random"}))
+      ->capture_default_str();
   app.footer(
       "Exit status: 0 clean stop on SIGINT/SIGTERM, 1 bad arguments, 2 setup failure, "
       "3 handshake refused or timed out, 4 backend closed the device, 5 backend protocol "
@@ -118,6 +124,8 @@ sim::tap_opener make_tap_opener(const cli_options& o) {
     }
     t.mtu = o.mtu;
     t.mac = mac;
+    t.tx_select =
+        sim::parse_tx_queue_select(o.tx_queue_select).value_or(sim::tx_queue_select::flow);
     if (t.mtu && *t.mtu > 1500 && !be.sg) {
       spdlog::warn("backend lacks feature-sg: MTU clamped to 1500");
       t.mtu = 1500;

@@ -143,6 +143,9 @@ std::vector<std::unique_ptr<platform::frame_port>> open_guest_tap(const guest_ta
       for (std::uint32_t q = 0; q < o.queues; ++q) {
         ports.push_back(std::make_unique<tap_queue_port>(open_queue(o, q == 0)));
       }
+      if (o.tx_select == tx_queue_select::random && o.queues > 1) {
+        attach_random_tx_spread(ports.front()->fd());
+      }
       configure_link(o);
     } catch (...) {
       error = std::current_exception();

@@ -163,20 +163,32 @@ measure_idle() {
       rss_per_queue_kib: (($rss - $base) / $q)}'
 }
 
-# queue_packets: "TX RX" per queue of the bench guest's vif (one line per
-# queue), from the daemon's counters (unetbackctl stats --json).
+# queue_packets: "TX RX NOTIFY EVENTS COPY_CALLS" per queue of the bench guest's
+# vif (one line per queue), from the daemon's counters (unetbackctl stats --json):
+# packets each way, event-channel kicks sent to the frontend, events received,
+# batched grant-copy calls.
 queue_packets() {
   ctl stats vif1.0 --json |
-    jq -r '.[0].queues[] | "\(.counters.tx_packets // 0) \(.counters.rx_packets // 0)"'
+    jq -r '.[0].queues[] | .counters | "\(.tx_packets // 0) \(.rx_packets // 0)" +
+      " \(.notify_sent // 0) \(.events_received // 0) \(.grant_copy_calls // 0)"'
 }
 
 # datapath_rates BEFORE AFTER SECONDS: the packets the daemon moved per queue
 # between two queue_packets snapshots, as kpps over SECONDS: totals and the
-# busiest queue, both directions.
+# busiest queue, both directions; and per packet moved (both directions), the
+# kicks it sent, the events it received and its grant-copy calls.
 datapath_rates() {
   paste -d' ' <(echo "$1") <(echo "$2") | jq -Rn --argjson s "$3" '
-    [inputs | split(" ") | map(tonumber) | {tx: ((.[2] - .[0]) / $s / 1e3),
-                                            rx: ((.[3] - .[1]) / $s / 1e3)}] |
+    def per_pkt($n; $p): if $p > 0 then $n / $p else null end;
+    [inputs | split(" ") | map(tonumber) | {tx: ((.[5] - .[0]) / $s / 1e3),
+                                            rx: ((.[6] - .[1]) / $s / 1e3),
+                                            pkts: ((.[5] - .[0]) + (.[6] - .[1])),
+                                            notify: (.[7] - .[2]), events: (.[8] - .[3]),
+                                            copies: (.[9] - .[4])}] |
+    (map(.pkts) | add) as $p |
     {dp_guest_tx_kpps: (map(.tx) | add), dp_guest_tx_kpps_max_queue: (map(.tx) | max),
-     dp_guest_rx_kpps: (map(.rx) | add), dp_guest_rx_kpps_max_queue: (map(.rx) | max)}'
+     dp_guest_rx_kpps: (map(.rx) | add), dp_guest_rx_kpps_max_queue: (map(.rx) | max),
+     dp_notify_per_pkt: per_pkt(map(.notify) | add; $p),
+     dp_events_per_pkt: per_pkt(map(.events) | add; $p),
+     dp_copy_calls_per_pkt: per_pkt(map(.copies) | add; $p)}'
 }

@@ -4,7 +4,9 @@ round), OUT/meta.json and OUT/micro-*.json; writes OUT/results.json,
 OUT/results.md and OUT/plots/*.png (gnuplot). Every unetback (and veth) figure
 gets its ratio to baseline (a), tap-relay, measured in the same round with the
 same queues, test and direction; with several rounds, figures and ratios are
-medians (ratios paired per round, then the median).
+medians (ratios paired per round, then the median). A --levers run (meta
+"levers") gets the lever table instead: per lever, the same tests with the
+lever on and off, and on / off paired per round.
 
 Usage: report.py OUT_DIR
 """
@@ -71,13 +73,14 @@ def aggregate(rows):
     """One row per (test, variant, direction, queues, path, poll_us): medians over rounds."""
     groups = {}
     for r in rows:
-        groups.setdefault((key(r), r["path"], r["poll_us"]), []).append(r)
+        groups.setdefault((key(r), r["path"], r["poll_us"], r.get("config", "base")), []).append(r)
     out = []
-    for (_, path, poll), runs in groups.items():
+    for runs in groups.values():
         ok = [r for r in runs if r.get("ok")]
         first = runs[0]
         agg = {f: first[f] for f in ("path", "queues", "poll_us", "test", "variant", "direction",
                                      "seconds")}
+        agg["config"] = first.get("config", "base")
         agg.update(ok=bool(ok), rounds=len(runs), rounds_ok=len(ok),
                    datapath_cpu_pct=median_of([r.get("datapath_cpu_pct") for r in ok]))
         agg["values"] = [primary(r) for r in runs]
@@ -197,6 +200,111 @@ def markdown(rows, meta, micro):
                          f"{'' if bps is None else f'{bps / 2**30:.2f} GiB'} |")
     lines += targets(rows)
     lines += ["", "Plots: plots/*.png. Raw: results.jsonl; per-world logs: logs/.", ""]
+    return "\n".join(lines)
+
+
+# --levers: (lever, queues, ON setting, what ON is, OFF setting, what OFF is). The
+# settings are the "config" of tools/bench's lever worlds; base = the defaults.
+LEVERS = [
+    ("batching", 1, "base", "up to 64 TX requests / RX packets per sweep, one grant-copy call"
+     " per sweep (default `--tx-batch 64 --rx-batch 64`)", "batch-1",
+     "`--tx-batch 1 --rx-batch 1`"),
+    ("notification suppression", 1, "base", "kick the frontend only when `rsp_event` asks"
+     " (default)", "notify-always", "`--notify-always`: a kick after every sweep with responses"),
+    ("busy poll", 1, "base", "adaptive window up to 500 µs (default `--poll-us 500`)", "poll-0",
+     "`--poll-us 0`: sleep in poll() at once"),
+    ("busy poll, 50 µs", 1, "poll-50", "adaptive window up to 50 µs (`--poll-us 50`)", "poll-0",
+     "`--poll-us 0`"),
+    ("GSO / checksum offload", 1, "base", "TSO4/TSO6 + CSUM on the TAPs, 64 KiB packets on the"
+     " rings (default)", "no-gso", "netfront-sim `--no-gso` (no feature-gso-tcpv4/6; checksum"
+     " offload stays)"),
+    ("flow steering", 2, "base", "a flow stays on one queue (the guest TAP's flow steering;"
+     " the vif TAP's flow table follows)", "spread", "netfront-sim `--tx-queue-select random`:"
+     " every guest frame to a random queue"),
+    ("thread placement", 2, "pinned", "queue worker q<N> pinned to CPU N (`taskset -p`)", "base",
+     "placement left to the scheduler (default)"),
+]
+DETAIL_METRICS = [("p50_us", "p50 µs"), ("p99_us", "p99 µs"), ("loss_pct", "loss %"),
+                  ("retransmits", "retransmits"), ("dp_notify_per_pkt", "kicks/pkt"),
+                  ("dp_events_per_pkt", "events/pkt"), ("dp_copy_calls_per_pkt", "copy calls/pkt")]
+
+
+def lever_rows(runs):
+    """Per lever and test: medians of ON, OFF and (a), and ON / OFF paired per round."""
+    by = {}
+    for r in runs:
+        if r.get("ok") and r.get("metrics"):
+            by[(r["path"], r.get("config", "base"), r["queues"], r["test"], r["variant"],
+                r["direction"], r.get("round", 1))] = r
+    out = []
+    for name, q, on_cfg, on_text, off_cfg, off_text in LEVERS:
+        tests = sorted({(r["test"], r["variant"], r["direction"]) for r in runs
+                        if r["path"] == "unetback" and r["queues"] == q
+                        and r.get("config", "base") == off_cfg},
+                       key=lambda t: (TEST_ORDER.index(t[0]), t[1], t[2] != "guest_tx"))
+        for t in tests:
+            rounds = sorted({k[6] for k in by if k[3:6] == t and k[2] == q})
+            pairs = [(by.get(("unetback", on_cfg, q) + t + (rd,)),
+                      by.get(("unetback", off_cfg, q) + t + (rd,)),
+                      by.get(("relay", "base", q) + t + (rd,))) for rd in rounds]
+            m = PRIMARY[t[0]]
+            ratios = [on["metrics"][m] / off["metrics"][m] for on, off, _ in pairs
+                      if on and off and on["metrics"].get(m) and off["metrics"].get(m)]
+            row = {"lever": name, "queues": q, "on": on_cfg, "on_is": on_text, "off": off_cfg,
+                   "off_is": off_text, "test": t[0], "variant": t[1], "direction": t[2],
+                   "metric": m, "ratios": ratios, "ratio": median_of(ratios),
+                   "relay": median_of([a["metrics"].get(m) for _, _, a in pairs if a])}
+            for side, i in (("on", 0), ("off", 1)):
+                got = [p[i] for p in pairs if p[i]]
+                row[side + "_value"] = median_of([g["metrics"].get(m) for g in got])
+                row[side + "_cpu"] = median_of([g.get("datapath_cpu_pct") for g in got])
+                row[side + "_details"] = {k: median_of([g["metrics"].get(k) for g in got])
+                                          for k, _ in DETAIL_METRICS}
+            out.append(row)
+    return out
+
+
+def lever_markdown(rows, meta):
+    lines = ["# unetback levers: measured on and off", ""]
+    if meta:
+        load = lambda k: " ".join(f"{v:.2f}" for v in meta.get(k, [])) or "?"
+        lines += [f"- command: `{meta.get('command', '')}`",
+                  f"- date: {meta.get('date', '')}; git {meta.get('git', '')}"
+                  f" ({meta.get('uncommitted_files', 0)} uncommitted files)",
+                  f"- machine: {meta.get('cpu', '')}, {meta.get('cpus', '')} CPUs,"
+                  f" Linux {meta.get('kernel', '')}; load average (1/5/15 min) at start"
+                  f" {load('loadavg_start')}, at end {load('loadavg_end')}",
+                  f"- {meta.get('seconds_per_test', '')} s per test,"
+                  f" {meta.get('rounds', 1)} round(s): medians; ON ÷ OFF paired per round"
+                  " (the per-round ratios in brackets)", ""]
+    lines += ["| lever | queues | ON | OFF |", "|---|---|---|---|"]
+    seen = set()
+    for r in rows:
+        if r["lever"] not in seen:
+            seen.add(r["lever"])
+            lines.append(f"| {r['lever']} | {r['queues']} | {r['on_is']} | {r['off_is']} |")
+    lines += ["", "| lever | test | direction | unit | (a) tap-relay | ON | OFF | ON ÷ OFF |"
+              " CPU ON / OFF | details ON / OFF |", "|" + "---|" * 10]
+    for r in rows:
+        per_round = ", ".join(f"{x:.2f}" for x in r["ratios"])
+        ratio = "–" if r["ratio"] is None else f"**{r['ratio']:.2f}×** ({per_round})"
+        cpu = (f"{fmt_num(r['on_cpu'])}% / {fmt_num(r['off_cpu'])}%"
+               if r["on_cpu"] is not None and r["off_cpu"] is not None else "")
+        details = "; ".join(
+            f"{label} {fmt_num(r['on_details'][k])} / {fmt_num(r['off_details'][k])}"
+            for k, label in DETAIL_METRICS
+            if r["on_details"][k] is not None or r["off_details"][k] is not None)
+        lines.append(f"| {r['lever']} | {r['test']} {r['variant']} |"
+                     f" {DIR_LABEL.get(r['direction'], r['direction'])} | {UNITS[r['metric']]} |"
+                     f" {fmt_num(r['relay'])} | {fmt_num(r['on_value'])} |"
+                     f" {fmt_num(r['off_value'])} | {ratio} | {cpu} | {details} |")
+    lines += ["", "ON ÷ OFF above 1: the lever pays in that test (every unit here is"
+              " higher-is-better). CPU: unetbackd + netfront-sim, % of one core. kicks/pkt:"
+              " the daemon's `notify_sent` per packet it moved; events/pkt: `events_received`;"
+              " copy calls/pkt: `grant_copy_calls`.", "",
+              "Not switchable, so not in the table: preallocated buffer pools (the workers"
+              " have no allocating variant) and io_uring for TAP I/O (there is no io_uring"
+              " variant).", "", "Raw: results.jsonl; per-world logs: logs/.", ""]
     return "\n".join(lines)
 
 
@@ -368,10 +476,14 @@ def main():
     runs, meta, micro = load(out)
     add_ratios(runs)
     rows = aggregate(runs)
-    (out / "results.json").write_text(json.dumps(
-        {"meta": meta, "results": rows, "runs": runs, "micro": micro}, indent=1) + "\n")
-    (out / "results.md").write_text(markdown(rows, meta, micro))
-    plot(out, rows)
+    doc = {"meta": meta, "results": rows, "runs": runs, "micro": micro}
+    if meta.get("levers"):
+        doc["levers"] = lever_rows(runs)
+        (out / "results.md").write_text(lever_markdown(doc["levers"], meta))
+    else:
+        (out / "results.md").write_text(markdown(rows, meta, micro))
+        plot(out, rows)
+    (out / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 
 

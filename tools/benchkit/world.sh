@@ -16,8 +16,13 @@
 #          UDP_STREAM:64:guest_tx (datagram bytes), TCP_RR:64:guest_tx (message bytes),
 #          IDLE:5:none (no traffic for 5 s: the daemon's CPU, wake-ups and RSS)
 # Environment: UNETBACK_BIN (unetbackd, netfront-sim, sim-xenstored, sim-xl,
-# unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us),
-# BENCH_NO_GSO=1 (no TSO on the TAPs: netfront-sim and tap-relay --no-gso).
+# unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us; it
+# is always given, so POLL_US 0 is busy polling off),
+# BENCH_NO_GSO=1 (no TSO on the TAPs: netfront-sim and tap-relay --no-gso),
+# tools/bench --levers: BENCH_CONFIG (the lever setting's name, recorded as
+# "config"; default base), BENCH_DAEMON_FLAGS / BENCH_GUEST_FLAGS (more flags
+# of unetbackd / netfront-sim, split on spaces), BENCH_PIN_WORKERS=1 (the
+# daemon's queue workers vif1.0-q<N> pinned to CPU N mod ncpu with taskset).
 
 BENCH_PATH=$1 BENCH_QUEUES=$2 BENCH_POLL=$3 BENCH_SECS=$4
 BENCH_RESULTS=$5 BENCH_LOGDIR=$6 BENCH_CMD=$7 BENCH_REPLY=$8
@@ -27,7 +32,9 @@ source "$KIT/measure.sh"
 
 DP_PIDS=()  # processes on the data path (their CPU time is reported)
 RSS_BASE=0  # the data-path process's RSS (KiB) before any guest traffic or vif
+BENCH_CONFIG=${BENCH_CONFIG:-base}
 WORLD_NAME="$BENCH_PATH-q$BENCH_QUEUES-poll$BENCH_POLL"
+[[ $BENCH_CONFIG == base ]] || WORLD_NAME+="-$BENCH_CONFIG"
 
 bench_exit() {
   local rc=$?
@@ -54,8 +61,10 @@ guest_addr_up() {
 }
 
 build_unetback() {
-  local flags=(--max-queues "$BENCH_QUEUES")
-  ((BENCH_POLL > 0)) && flags+=("${BENCH_POLL_FLAG:---poll-us}" "$BENCH_POLL")
+  local flags=(--max-queues "$BENCH_QUEUES" "${BENCH_POLL_FLAG:---poll-us}" "$BENCH_POLL")
+  local extra
+  read -r -a extra <<<"${BENCH_DAEMON_FLAGS:-}"
+  flags+=("${extra[@]}")
   start_xenstored
   start_host_ns
   start_daemon "${flags[@]}"
@@ -63,8 +72,35 @@ build_unetback() {
   RSS_BASE=$(rss_kib "${PIDS[-1]}")
   local guest_flags=()
   ((${BENCH_NO_GSO:-0})) && guest_flags+=(--no-gso)
+  read -r -a extra <<<"${BENCH_GUEST_FLAGS:-}"
+  guest_flags+=("${extra[@]}")
   start_guest 1 "$BENCH_QUEUES" "${guest_flags[@]}"
   DP_PIDS+=("${PIDS[-1]}")
+  ((${BENCH_PIN_WORKERS:-0})) && pin_workers "${DP_PIDS[0]}"
+  return 0
+}
+
+# worker_tids PID: "TID N" for each queue worker vif1.0-q<N> of the daemon PID.
+worker_tids() {
+  local t comm
+  for t in /proc/"$1"/task/*; do
+    comm=$(cat "$t/comm" 2>/dev/null) || continue
+    if [[ $comm =~ ^vif1\.0-q([0-9]+)$ ]]; then echo "${t##*/} ${BASH_REMATCH[1]}"; fi
+  done
+  return 0
+}
+
+# pin_workers PID: each of the daemon's BENCH_QUEUES queue workers to its own
+# CPU (queue N on CPU N mod the CPU count), once they all exist.
+pin_workers() {
+  local pid=$1 tid n ncpu
+  ncpu=$(nproc)
+  wait_for 10 "$BENCH_QUEUES queue workers" \
+    test "$(worker_tids "$pid" | wc -l)" -ge "$BENCH_QUEUES"
+  while read -r tid n; do
+    taskset -p -c $((n % ncpu)) "$tid" >>"$LOGS/pinning.log" 2>&1 ||
+      fail "taskset of worker q$n (thread $tid)"
+  done < <(worker_tids "$pid")
 }
 
 # Baseline (a): the same two TAPs, relayed by tap-relay.
@@ -138,8 +174,10 @@ relay_figure() {  # relay_figure NAME VARIANT DIR METRIC ROUND
 # progress INDEX TOTAL ROUND NAME VARIANT DIR METRICS_JSON|"": one line for the driver.
 progress() {
   local line m value ratio=""
+  local path=$BENCH_PATH
+  [[ $BENCH_CONFIG == base ]] || path+=":$BENCH_CONFIG"
   line=$(printf '[%3d/%d] r%d %-8s q=%d poll=%-3s %-10s %-7s %-8s' "$1" "$2" "$3" \
-    "$BENCH_PATH" "$BENCH_QUEUES" "$BENCH_POLL" "$4" "$5" "$6")
+    "$path" "$BENCH_QUEUES" "$BENCH_POLL" "$4" "$5" "$6")
   if [[ -z "$7" ]]; then
     echo "$line FAILED (logs: $BENCH_LOGDIR/$WORLD_NAME)"
     return
@@ -164,18 +202,19 @@ run_test() {
   c0=$(cpu_ticks "${DP_PIDS[@]}") t0=$(date +%s.%N)
   metrics=$(run_one "$name" "$variant" "$dir") && ok=true || { ok=false metrics=""; }
   c1=$(cpu_ticks "${DP_PIDS[@]}") t1=$(date +%s.%N)
-  # unetback: what the daemon itself moved, per queue, over the test's seconds.
-  if [[ -n "$q0" && -n "$metrics" && $name == *_STREAM ]] && q1=$(queue_packets 2>/dev/null); then
+  # unetback: what the daemon itself moved, per queue, over the test's seconds
+  # (and its kicks, events and grant-copy calls per packet).
+  if [[ -n "$q0" && -n "$metrics" && $name != IDLE ]] && q1=$(queue_packets 2>/dev/null); then
     metrics=$(jq -cn --argjson a "$metrics" --argjson b "$(datapath_rates "$q0" "$q1" \
       "$BENCH_SECS")" '$a + $b')
   fi
   cpu=$(jq -n --argjson c "$((c1 - c0))" --argjson t0 "$t0" --argjson t1 "$t1" \
     --argjson hz "$(getconf CLK_TCK)" '$c / $hz / ($t1 - $t0) * 100 | round')
   jq -cn --arg path "$BENCH_PATH" --argjson q "$BENCH_QUEUES" --argjson poll "$BENCH_POLL" \
-    --arg t "$name" --arg v "$variant" --arg d "$dir" --argjson ok "$ok" --argjson r "$3" \
+    --arg config "$BENCH_CONFIG" --arg t "$name" --arg v "$variant" --arg d "$dir" --argjson ok "$ok" --argjson r "$3" \
     --argjson secs "$BENCH_SECS" --argjson cpu "$cpu" --argjson m "${metrics:-null}" \
-    '{path: $path, queues: $q, poll_us: $poll, test: $t, variant: $v, direction: $d,
-      round: $r, seconds: $secs, ok: $ok,
+    '{path: $path, queues: $q, poll_us: $poll, config: $config, test: $t, variant: $v,
+      direction: $d, round: $r, seconds: $secs, ok: $ok,
       datapath_cpu_pct: (if $path == "veth" then null else $cpu end), metrics: $m}' \
     >>"$BENCH_RESULTS"
   progress "$1" "$2" "$3" "$name" "$variant" "$dir" "$metrics"

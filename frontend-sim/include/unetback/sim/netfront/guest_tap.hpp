@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "unetback/platform/frame_port.hpp"
+#include "unetback/sim/netfront/tx_queue_select.hpp"
 
 namespace unetback::sim {
 
@@ -21,10 +22,14 @@ struct guest_tap_options {
   std::optional<std::uint32_t> mtu;
   std::optional<std::string> mac;  ///< "aa:bb:cc:dd:ee:ff" (the frontend's mac key)
   bool up = true;                  ///< set IFF_UP
+  /// The TX queue of each frame the guest stack sends (benchmark lever).
+  tx_queue_select tx_select = tx_queue_select::flow;
 };
 
 /// Creates (or attaches to) the TAP and returns one non-blocking port per
-/// queue, each with a 12-byte virtio_net_hdr. Throws std::system_error.
+/// queue, each with a 12-byte virtio_net_hdr; with tx_queue_select::random
+/// (and more than one queue) attaches the random steering program. Throws
+/// std::system_error.
 std::vector<std::unique_ptr<platform::frame_port>> open_guest_tap(const guest_tap_options& o);
 
 /// A frame_port over one TAP queue fd (owned).
