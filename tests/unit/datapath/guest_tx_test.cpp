@@ -55,7 +55,7 @@ TEST_F(GuestTx, SingleSlotPacketReachesTapWithVnetHeader) {
 class GuestTxNotification : public GuestTx {
  protected:
   int kicks_for_one_packet() {
-    reinterpret_cast<rings::sring_header*>(mem_.raw_page(tx_ref_))->rsp_event = 1000;
+    header(tx_ref_).rsp_event = 1000;
     start_queue();
     const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 64));
     send_slots({one_slot(f, 0, 1)});

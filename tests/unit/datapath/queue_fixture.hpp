@@ -102,6 +102,21 @@ class QueueTest : public ::testing::Test {
     return std::make_unique<socket_frame_port>(fd, 12);
   }
 
+  /// A ring page's shared header, as the guest sees it.
+  rings::sring_header& header(std::uint32_t ref) {
+    return *reinterpret_cast<rings::sring_header*>(mem_.raw_page(ref));
+  }
+  /// The old worker goes away (its handles closed, as on process exit), a
+  /// new queue object serves the same rings.
+  void restart_queue(bool resume) {
+    queue_->stop();
+    queue_.reset();
+    ::close(tap_peer_);
+    tap_peer_ = -1;
+    config_.resume = resume;
+    start_queue();
+  }
+
   /// The event channel of the newest queue (a restarted queue opens another).
   fake_event_channel& evtchn() { return *platform_.channels.back(); }
   queue_counters_snapshot counters() const { return queue_->counters(); }

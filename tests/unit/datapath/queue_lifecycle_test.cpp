@@ -19,9 +19,7 @@ std::uint64_t event_pump_storm_threshold() {
 
 class QueueLifecycle : public QueueTest {
  protected:
-  rings::sring_header& tx_header() {
-    return *reinterpret_cast<rings::sring_header*>(mem_.raw_page(tx_ref_));
-  }
+  rings::sring_header& tx_header() { return header(tx_ref_); }
 };
 
 TEST_F(QueueLifecycle, ProducerIndexOverflowCallsOnFaultAndStops) {

@@ -15,19 +15,6 @@ using namespace rings::test;  // NOLINT(google-build-using-namespace): frame bui
 
 class QueueResume : public QueueTest {
  protected:
-  rings::sring_header& header(std::uint32_t ref) {
-    return *reinterpret_cast<rings::sring_header*>(mem_.raw_page(ref));
-  }
-  /// The old worker goes away (its handles closed, as on process exit), a
-  /// new queue object serves the same rings.
-  void restart_queue(bool resume) {
-    queue_->stop();
-    queue_.reset();
-    ::close(tap_peer_);
-    tap_peer_ = -1;
-    config_.resume = resume;
-    start_queue();
-  }
   /// The new queue's event channel (evtchn() is the first queue's, gone).
   fake_event_channel& current_channel() { return *platform_.channels.back(); }
   /// Publishes `slots` without kicking, as a guest whose kick went to a dead

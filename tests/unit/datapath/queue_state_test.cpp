@@ -29,17 +29,6 @@ class QueueStateFile : public QueueTest {
     ::unlink(config_.state_file.c_str());
     ::rmdir(dir_.c_str());
   }
-  rings::sring_header& header(std::uint32_t ref) {
-    return *reinterpret_cast<rings::sring_header*>(mem_.raw_page(ref));
-  }
-  void restart_queue(bool resume) {
-    queue_->stop();
-    queue_.reset();
-    ::close(tap_peer_);
-    tap_peer_ = -1;
-    config_.resume = resume;
-    start_queue();
-  }
   frame udp(std::size_t len) {
     return ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, len));
   }

@@ -56,11 +56,11 @@ TEST_F(WorkerPolling, WithPollingOffEveryRequestNeedsAKick) {
   start_queue();
   const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 40));
   int kicks = 0;
-  auto& header = *reinterpret_cast<rings::sring_header*>(mem_.raw_page(tx_ref_));
+  auto& tx_header = header(tx_ref_);
   for (std::uint16_t i = 0; i < 30; ++i) {
     // The worker finished its round and armed req_event (RING_FINAL_CHECK)
     // before going to sleep: a fixed pause is not enough on a loaded machine.
-    ASSERT_TRUE(wait_until([&] { return rings::load_acquire(header.req_event) == i + 1U; }));
+    ASSERT_TRUE(wait_until([&] { return rings::load_acquire(tx_header.req_event) == i + 1U; }));
     kicks += round_trip(f, i) ? 1 : 0;
   }
   EXPECT_EQ(kicks, 30);
