@@ -42,8 +42,13 @@ class response_journal {
   explicit response_journal(area& a) : area_(a) {}
 
   /// Stages the sweep's next response (slot rsp_prod_pvt + staged()).
-  /// At most ring::size per sweep: a sweep answers only what it consumed.
-  void stage(const Rsp& rsp) { area_.slots[staged_++ % ring::size] = rsp; }
+  /// A sweep answers only what it consumed, at most ring::size slots; more
+  /// would be a bug of ours, and are not written beyond the journal.
+  void stage(const Rsp& rsp) {
+    if (staged_ < ring::size) {
+      area_.slots[staged_++] = rsp;
+    }
+  }
   [[nodiscard]] std::uint32_t staged() const { return staged_; }
 
   /// Journals the staged responses, writes them into their slots and
