@@ -126,6 +126,8 @@ class ServiceProtocol : public ::testing::Test {
             (dir_ / "sim").string(),
             "--xenstore",
             (dir_ / "xs/socket").string(),
+            "--state-dir",
+            (dir_ / "state").string(),
             "--log-target",
             "stderr"};
   }

@@ -154,6 +154,8 @@ void world::start_daemon(const world_options& options) {
                                 (xs_dir() / "socket").string(),
                                 "--control-socket",
                                 (dir_ / "ctl.sock").string(),
+                                "--state-dir",
+                                (dir_ / "state").string(),
                                 "--log-target",
                                 "stderr"};
   argv.insert(argv.end(), options.daemon_args.begin(), options.daemon_args.end());
