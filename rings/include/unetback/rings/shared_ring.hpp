@@ -115,6 +115,16 @@ class sring_view {
     std::memcpy(entry(idx), &value, sizeof(T));
   }
   [[nodiscard]] bool attached() const { return page_ != nullptr; }
+  /// The four shared indices, each read once (relaxed): for diagnostics.
+  [[nodiscard]] sring_header header_snapshot() const {
+    sring_header& h = header();
+    sring_header s{};
+    s.req_prod = load_relaxed(h.req_prod);
+    s.req_event = load_relaxed(h.req_event);
+    s.rsp_prod = load_relaxed(h.rsp_prod);
+    s.rsp_event = load_relaxed(h.rsp_event);
+    return s;
+  }
 
  private:
   std::byte* page_ = nullptr;
@@ -243,15 +253,7 @@ class back_ring {
   /// Private response producer index (not yet published beyond rsp_prod).
   [[nodiscard]] std::uint32_t rsp_prod_pvt() const { return rsp_prod_pvt_; }
   /// Shared header, for diagnostics (ring dumps): relaxed single reads.
-  [[nodiscard]] sring_header header_snapshot() const {
-    sring_header& h = view_.header();
-    sring_header s{};
-    s.req_prod = load_relaxed(h.req_prod);
-    s.req_event = load_relaxed(h.req_event);
-    s.rsp_prod = load_relaxed(h.rsp_prod);
-    s.rsp_event = load_relaxed(h.rsp_event);
-    return s;
-  }
+  [[nodiscard]] sring_header header_snapshot() const { return view_.header_snapshot(); }
   /// True once attach() succeeded.
   [[nodiscard]] bool attached() const { return view_.attached(); }
 
@@ -364,15 +366,7 @@ class front_ring {
   /// Private response consumer index.
   [[nodiscard]] std::uint32_t rsp_cons() const { return rsp_cons_; }
   /// Shared header, for diagnostics and tests: relaxed single reads.
-  [[nodiscard]] sring_header header_snapshot() const {
-    sring_header& h = view_.header();
-    sring_header s{};
-    s.req_prod = load_relaxed(h.req_prod);
-    s.req_event = load_relaxed(h.req_event);
-    s.rsp_prod = load_relaxed(h.rsp_prod);
-    s.rsp_event = load_relaxed(h.rsp_event);
-    return s;
-  }
+  [[nodiscard]] sring_header header_snapshot() const { return view_.header_snapshot(); }
 
  private:
   detail::sring_view<Req, Rsp> view_;
