@@ -199,16 +199,26 @@ unetbackd_alive() { local p; p=$(unetbackd_pid) && [ -n "$p" ] && kill -0 "$p" 2
 # lab.daemon_args=--log-level,debug on the xen-lab command line appends flags (commas
 # stand for spaces).
 unetbackd_start() {
+  unetbackd_launch "$@"
+  sleep 1
+  unetbackd_alive || fail "unetbackd exited at start"
+  mark "unetbackd-started pid=$(unetbackd_pid)"
+}
+# unetbackd_launch [ARGS...]: start the daemon and return at once (no check). Sets
+# UNETBACKD_LAUNCH_MS (epoch ms just before the exec, the clock of the daemon's log
+# timestamps) and UNETBACKD_LOG_LINE (the log's first line that belongs to this daemon).
+# Call it directly, not in $(...): the daemon must be this shell's child (wait, kill).
+UNETBACKD_LAUNCH_MS=; UNETBACKD_LOG_LINE=
+unetbackd_launch() {
   # shellcheck disable=SC2086
   set -- "$@" ${LAB_DAEMON_ARGS//,/ }
   unetbackd_present || fail "no unetbackd in dom0 (pass --unetbackd to xen-lab)"
   netback_loaded && fail "xen-netback is loaded: unetbackd must not share backend/vif with it"
   echo "=== unetbackd $* (uptime $(up))" >>"$UNETBACKD_LOG"
+  UNETBACKD_LOG_LINE=$(($(wc -l <"$UNETBACKD_LOG") + 1))
+  UNETBACKD_LAUNCH_MS=$(date +%s%3N)
   setsid "$UNETBACKD" --platform xen "$@" >>"$UNETBACKD_LOG" 2>&1 </dev/null &
   echo $! >/run/unetbackd.pid
-  sleep 1
-  unetbackd_alive || fail "unetbackd exited at start"
-  mark "unetbackd-started pid=$(unetbackd_pid)"
 }
 
 # unetbackd_stop: SIGTERM, wait up to 15 s. Sets UNETBACKD_RC (the exit status, or
