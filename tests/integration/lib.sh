@@ -56,6 +56,15 @@ cleanup() {
   exit $rc
 }
 trap cleanup EXIT
+
+# forget_pid PID: reaps a process that exited (or was stopped) and drops it
+# from the cleanup list, so that the exit never signals a recycled pid.
+forget_pid() {
+  local p kept=()
+  wait "$1" 2>/dev/null || true
+  for p in "${PIDS[@]}"; do [[ $p == "$1" ]] || kept+=("$p"); done
+  PIDS=("${kept[@]}")
+}
 trap 'exit 130' INT TERM
 
 # wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND until it succeeds.

@@ -23,9 +23,11 @@ done
 # Kill guest 2's netfront mid-traffic.
 ip netns exec "$(guest_ns 2)" ping -f -c 100000 "$HOST_IP" >/dev/null 2>&1 &
 flood=$!
+PIDS+=("$flood")
 sleep 1
 kill -KILL "$(netfront_pid 2)" || fail "could not kill guest 2"
-kill "$flood" 2>/dev/null || true
+kill "$flood" 2>/dev/null
+forget_pid "$flood"
 xl domain-destroy 2
 wait_for 10 "vif2.0 released" bash -c "! ip -n $HOST_NS link show vif2.0 >/dev/null 2>&1"
 ip netns exec "$(guest_ns 1)" ping -c 3 -i 0.2 -W 2 "$HOST_IP" >/dev/null ||

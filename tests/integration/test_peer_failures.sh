@@ -29,10 +29,11 @@ daemon_log_has() { grep -q -- "$1" "$LOGS/unetbackd.log"; }
 bystander_start() {
   ip netns exec "$(guest_ns 9)" ping -i 0.1 -W 1 "$HOST_IP" >"$WORLD/bystander.txt" 2>&1 &
   BYSTANDER=$!
+  PIDS+=("$BYSTANDER")  # a failing check must not leave it running
 }
 bystander_check() {  # bystander_check PHASE: stops the ping, requires replies
   kill -INT "$BYSTANDER" 2>/dev/null
-  wait "$BYSTANDER" 2>/dev/null || true
+  forget_pid "$BYSTANDER"
   local line
   line=$(grep 'packets transmitted' "$WORLD/bystander.txt" || true)
   log "bystander during $1: $line"
@@ -40,7 +41,11 @@ bystander_check() {  # bystander_check PHASE: stops the ping, requires replies
     fail "bystander passed no traffic during $1"
   ping_ok 9 || fail "bystander lost traffic after $1"
 }
-flood() { ip netns exec "$(guest_ns "$1")" ping -f -c 1000000 "$HOST_IP" >/dev/null 2>&1 & }
+# flood DOMID: a ping flood from the guest, stopped at exit (lib.sh) if not before.
+flood() {
+  ip netns exec "$(guest_ns "$1")" ping -f -c 1000000 "$HOST_IP" >/dev/null 2>&1 &
+  PIDS+=($!)
+}
 
 # ---- 1. the guest process killed -9 mid-traffic ---------------------------
 bystander_start

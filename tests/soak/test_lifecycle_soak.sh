@@ -22,15 +22,6 @@ start_host_ns
 start_daemon
 start_guest 9 2  # the bystander: connected for the whole run
 
-# forget_pid PID: reaps a process that exited and drops it from lib.sh's
-# cleanup list (a long soak must not signal a recycled pid at exit).
-forget_pid() {
-  local p kept=()
-  wait "$1" 2>/dev/null || true
-  for p in "${PIDS[@]}"; do [[ $p == "$1" ]] || kept+=("$p"); done
-  PIDS=("${kept[@]}")
-}
-
 ping_ok() { ip netns exec "$(guest_ns "$1")" ping -c "${2:-2}" -i 0.2 -W 2 "$HOST_IP" >/dev/null; }
 
 # One cycle: attach with Q queues, traffic, detach; both ends gone afterwards.
