@@ -41,8 +41,8 @@ rx_path::rx_path(queue_context ctx, rings::rx_back_ring& ring)
           static_cast<std::uint32_t>(std::min<std::size_t>(ctx.tap.vnet_hdr_size(), max_vnet_hdr)) +
           rings::rx_max_data_slots * rings::rx_slot_bytes + 1),
       last_req_prod_(ring.req_cons()),
-      plans_(rings::rx_back_ring::size),
       buf_(std::max<std::size_t>(ctx.config.tuning.rx_backlog_bytes, 2 * std::size_t{max_read_})) {
+  plans_.reserve(rings::rx_back_ring::size);
   segs_.reserve(rings::rx_back_ring::size);
   seg_plan_.reserve(rings::rx_back_ring::size);
   seg_copy_.reserve(rings::rx_back_ring::size);
@@ -55,7 +55,7 @@ rx_sweep_result rx_path::sweep(clock::time_point now) {
   const std::uint32_t req_prod = ring_.load_req_prod();
   cur_.new_requests = req_prod != last_req_prod_;
   last_req_prod_ = req_prod;
-  plans_used_ = 0;
+  plans_.clear();
   segs_.clear();
   seg_plan_.clear();
   seg_copy_.clear();
@@ -222,8 +222,9 @@ void rx_path::place_held() {
   if (h.desc.hash.present) {
     bump(ctx_.counters.rx_hash_extras);
   }
-  const std::uint32_t index = plans_used_++;
-  plans_[index] = plan.value();
+  // At most one plan per request consumed, so never more than the ring size.
+  const auto index = static_cast<std::uint32_t>(plans_.size());
+  plans_.push_back(plan.value());
   plan_len_[index] = h.desc.length;
   const rings::rx_plan& p = plans_[index];
   for (std::uint32_t i = 0; i < p.copy_count; ++i) {
@@ -255,15 +256,15 @@ void rx_path::flush() {
       }
     }
   }
-  for (std::uint32_t p = 0; p < plans_used_; ++p) {
+  for (std::uint32_t p = 0; p < plans_.size(); ++p) {
     for (std::uint32_t s = 0; s < plans_[p].slots; ++s) {
       ctx_.rx_responses.stage(plans_[p].responses[s]);  // for the request's own slot
     }
     bump(c.rx_packets);
     bump(c.rx_bytes, plan_len_[p]);
   }
-  cur_.delivered = plans_used_;
-  if (plans_used_ > 0) {
+  cur_.delivered = static_cast<std::uint32_t>(plans_.size());
+  if (!plans_.empty()) {
     const bool asked = ctx_.rx_responses.commit(ring_);
     cur_.notify = asked || ctx_.config.tuning.notify_always;
   }

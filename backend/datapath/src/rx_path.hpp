@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "page_buffer.hpp"
 #include "queue_context.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/rings/netif.hpp"
@@ -92,14 +93,13 @@ class rx_path {
   std::uint64_t hash_generation_ = 0;
   rx_sweep_result cur_;
   std::array<rings::rx_request, rings::rx_back_ring::size> reqs_{};
-  std::vector<rings::rx_plan> plans_;    // capacity: ring size
-  std::vector<std::uint32_t> plan_len_;  // frame length of each plan
-  std::uint32_t plans_used_ = 0;
+  std::vector<rings::rx_plan> plans_;               // capacity: ring size (reserved)
+  std::vector<std::uint32_t> plan_len_;             // frame length of each plan
   std::uint32_t reads_ = 0;                         // frames read this sweep
   std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
   std::vector<std::uint32_t> seg_plan_;             // plan index of each segment
   std::vector<std::uint32_t> seg_copy_;             // copy index within that plan
-  std::vector<std::byte> buf_;
+  page_buffer buf_;                                 // frames read from the TAP
   std::uint32_t buf_used_ = 0;
 };
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "credit.hpp"
+#include "page_buffer.hpp"
 #include "queue_context.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/tx_parser.hpp"
@@ -82,7 +83,7 @@ class tx_path {
   std::vector<pending_packet> packets_;             // capacity: ring size
   std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
   std::vector<std::uint32_t> seg_packet_;           // packet index of each segment
-  std::vector<std::byte> buf_;                      // contiguous private packet copies
+  page_buffer buf_;                                 // contiguous private packet copies
   std::uint32_t buf_used_ = 0;
 };
 
