@@ -25,7 +25,10 @@ constexpr const char* program_name = "unetback_rss_select";
 constexpr const char* map_name = "unetback_rss_tables";
 
 // libbpf's messages (the verifier log on a refused load) go to our log.
-int forward_libbpf_message(enum libbpf_print_level level, const char* format, va_list args) {
+// The format attribute marks `format` as libbpf's printf format (clang's
+// -Wformat-nonliteral otherwise refuses the vsnprintf).
+__attribute__((format(printf, 2, 0))) int forward_libbpf_message(enum libbpf_print_level level,
+                                                                 const char* format, va_list args) {
   if (level == LIBBPF_DEBUG) {
     return 0;
   }

@@ -150,6 +150,28 @@ TEST_F(ControlRing, ARestoredConfigurationNoGuestCouldSetIsRefused) {
   EXPECT_EQ(shared_->read_hash().generation, before.generation);
 }
 
+// Found by fuzz_control_hash_restore: a guest that enabled Toeplitz
+// hashing and then selected NONE again keeps its flags; the configuration
+// its requests built must survive a restart like any other.
+TEST_F(ControlRing, ConfigurationWithFlagsLeftUnderAlgorithmNoneIsRestored) {
+  start();
+  ASSERT_EQ(
+      call(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ).status,
+      rings::ctrl_status::success);
+  ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_FLAGS, XEN_NETIF_CTRL_HASH_TYPE_IPV4).status,
+            rings::ctrl_status::success);
+  ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, XEN_NETIF_CTRL_HASH_ALGORITHM_NONE).status,
+            rings::ctrl_status::success);
+  const rings::hash_config built = shared_->read_hash().config;
+  ASSERT_NE(built.flags, 0U);
+  ctrl_->stop();
+  auto restarted_state = std::make_shared<vif_shared_state>(4);
+  control_ring restarted(platform_, domid{7}, grant_ref{ref_}, evtchn_port{ctrl_port},
+                         restarted_state, nullptr, "vif7.0-ctrl");
+  EXPECT_TRUE(restarted.restore_hash(built));
+  EXPECT_EQ(restarted_state->read_hash().config, built);
+}
+
 TEST_F(ControlRing, MappingEntryBeyondQueueCountIsRejectedAndNotPublished) {
   start();
   ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, 2).status, rings::ctrl_status::success);

@@ -92,8 +92,9 @@ class ctrl_handler {
   [[nodiscard]] bool restore(const hash_config& c) {
     const bool known_algorithm = c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_NONE ||
                                  c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
+    // Flags with algorithm NONE are reachable (TOEPLITZ, SET_HASH_FLAGS, then
+    // NONE again: set_algorithm keeps the flags, as Linux does), so allowed.
     if (!known_algorithm || (c.flags & ~supported_hash_types) != 0 ||
-        (c.flags != 0 && c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_NONE) ||
         c.mapping_size > max_hash_mapping_size) {
       return false;
     }
