@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <new>
-#include <utility>
 
 namespace unetback::datapath {
 
@@ -24,16 +23,9 @@ class page_buffer {
     }
     data_ = static_cast<std::byte*>(p);
   }
-  page_buffer(page_buffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  page_buffer& operator=(page_buffer&&) = delete;
   page_buffer(const page_buffer&) = delete;
   page_buffer& operator=(const page_buffer&) = delete;
-  ~page_buffer() {
-    if (data_ != nullptr) {
-      ::munmap(data_, size_);
-    }
-  }
+  ~page_buffer() { ::munmap(data_, size_); }
 
   [[nodiscard]] std::byte* data() const { return data_; }
   [[nodiscard]] std::size_t size() const { return size_; }
@@ -41,7 +33,7 @@ class page_buffer {
   [[nodiscard]] std::byte* end() const { return data_ + size_; }
 
  private:
-  std::byte* data_;
+  std::byte* data_ = nullptr;
   std::size_t size_;
 };
 

@@ -42,11 +42,10 @@ rx_path::rx_path(queue_context ctx, rings::rx_back_ring& ring)
           rings::rx_max_data_slots * rings::rx_slot_bytes + 1),
       last_req_prod_(ring.req_cons()),
       buf_(std::max<std::size_t>(ctx.config.tuning.rx_backlog_bytes, 2 * std::size_t{max_read_})) {
-  plans_.reserve(rings::rx_back_ring::size);
+  placed_.reserve(rings::rx_back_ring::size);
   segs_.reserve(rings::rx_back_ring::size);
   seg_plan_.reserve(rings::rx_back_ring::size);
   seg_copy_.reserve(rings::rx_back_ring::size);
-  plan_len_.resize(rings::rx_back_ring::size);
 }
 
 rx_sweep_result rx_path::sweep(clock::time_point now) {
@@ -55,7 +54,7 @@ rx_sweep_result rx_path::sweep(clock::time_point now) {
   const std::uint32_t req_prod = ring_.load_req_prod();
   cur_.new_requests = req_prod != last_req_prod_;
   last_req_prod_ = req_prod;
-  plans_.clear();
+  placed_.clear();
   segs_.clear();
   seg_plan_.clear();
   seg_copy_.clear();
@@ -222,11 +221,10 @@ void rx_path::place_held() {
   if (h.desc.hash.present) {
     bump(ctx_.counters.rx_hash_extras);
   }
-  // At most one plan per request consumed, so never more than the ring size.
-  const auto index = static_cast<std::uint32_t>(plans_.size());
-  plans_.push_back(plan.value());
-  plan_len_[index] = h.desc.length;
-  const rings::rx_plan& p = plans_[index];
+  // Each frame consumes at least one request: never more than the ring size.
+  const auto index = static_cast<std::uint32_t>(placed_.size());
+  placed_.push_back({plan.value(), h.desc.length});
+  const rings::rx_plan& p = placed_.back().plan;
   for (std::uint32_t i = 0; i < p.copy_count; ++i) {
     const rings::rx_copy& cp = p.copies[i];
     platform::grant_copy_segment seg{};
@@ -250,21 +248,21 @@ void rx_path::flush() {
     (void)ctx_.grants.copy(segs_);
     for (std::size_t i = 0; i < segs_.size(); ++i) {
       if (segs_[i].status != GNTST_okay) {
-        plans_[seg_plan_[i]].fail_copy(seg_copy_[i]);
+        placed_[seg_plan_[i]].plan.fail_copy(seg_copy_[i]);
         bump(c.grant_copy_errors);
         bump(c.rx_copy_errors);
       }
     }
   }
-  for (std::uint32_t p = 0; p < plans_.size(); ++p) {
-    for (std::uint32_t s = 0; s < plans_[p].slots; ++s) {
-      ctx_.rx_responses.stage(plans_[p].responses[s]);  // for the request's own slot
+  for (const placed_frame& f : placed_) {
+    for (std::uint32_t s = 0; s < f.plan.slots; ++s) {
+      ctx_.rx_responses.stage(f.plan.responses[s]);  // for the request's own slot
     }
     bump(c.rx_packets);
-    bump(c.rx_bytes, plan_len_[p]);
+    bump(c.rx_bytes, f.length);
   }
-  cur_.delivered = static_cast<std::uint32_t>(plans_.size());
-  if (!plans_.empty()) {
+  cur_.delivered = static_cast<std::uint32_t>(placed_.size());
+  if (!placed_.empty()) {
     const bool asked = ctx_.rx_responses.commit(ring_);
     cur_.notify = asked || ctx_.config.tuning.notify_always;
   }

@@ -62,6 +62,11 @@ class rx_path {
     rings::rx_packet_desc desc;
     std::uint32_t need = 0;  ///< slots
   };
+  /// A frame placed in this sweep: its responses and copies, and its length.
+  struct placed_frame {
+    rings::rx_plan plan;
+    std::uint32_t length = 0;
+  };
 
   /// Reads and places frames until a bound; true when it stopped to wait
   /// for the guest's buffers.
@@ -93,11 +98,10 @@ class rx_path {
   std::uint64_t hash_generation_ = 0;
   rx_sweep_result cur_;
   std::array<rings::rx_request, rings::rx_back_ring::size> reqs_{};
-  std::vector<rings::rx_plan> plans_;               // capacity: ring size (reserved)
-  std::vector<std::uint32_t> plan_len_;             // frame length of each plan
+  std::vector<placed_frame> placed_;                // capacity: ring size (reserved)
   std::uint32_t reads_ = 0;                         // frames read this sweep
   std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
-  std::vector<std::uint32_t> seg_plan_;             // plan index of each segment
+  std::vector<std::uint32_t> seg_plan_;             // placed_ index of each segment
   std::vector<std::uint32_t> seg_copy_;             // copy index within that plan
   page_buffer buf_;                                 // frames read from the TAP
   std::uint32_t buf_used_ = 0;
