@@ -86,22 +86,14 @@ class ctrl_handler {
   [[nodiscard]] std::uint64_t generation() const { return generation_; }
 
   /// Takes over a configuration committed before (the backend's own record,
-  /// carried across a restart). Checked against the same rules as the
-  /// requests that could have built it; false, and nothing changed, if no
-  /// sequence of valid requests leads to it.
+  /// carried across a restart): accepted only if the requests a guest would
+  /// send to build it, replayed through the same handlers into a scratch
+  /// handler, succeed and build exactly it. False, and nothing changed,
+  /// otherwise. One set of rules: no separate checker to drift from them.
   [[nodiscard]] bool restore(const hash_config& c) {
-    const bool known_algorithm = c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_NONE ||
-                                 c.algorithm == XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
-    // Flags with algorithm NONE are reachable (TOEPLITZ, SET_HASH_FLAGS, then
-    // NONE again: set_algorithm keeps the flags, as Linux does), so allowed.
-    if (!known_algorithm || (c.flags & ~supported_hash_types) != 0 ||
-        c.mapping_size > max_hash_mapping_size) {
+    ctrl_handler scratch(num_queues_);
+    if (!scratch.build(c) || scratch.cfg_ != c) {
       return false;
-    }
-    for (std::uint32_t i = 0; i < max_hash_mapping_size; ++i) {
-      if (i < c.mapping_size ? c.mapping[i] >= num_queues_ : c.mapping[i] != 0) {
-        return false;
-      }
     }
     cfg_ = c;
     ++generation_;
@@ -137,6 +129,30 @@ class ctrl_handler {
       default:  // INVALID, static-grant messages (8-10), unknown types
         return ctrl_status::not_supported;
     }
+  }
+
+  /// The requests that build `c`, in an order every valid configuration
+  /// allows (flags need TOEPLITZ selected; NONE may follow and keeps them).
+  /// The key and the table are "granted" from `c` itself.
+  bool build(const hash_config& c) {
+    const auto from = [](std::span<const std::byte> src) {
+      return [src](grant_ref, std::span<std::byte> dest) {
+        if (dest.size() > src.size()) {
+          return false;
+        }
+        std::memcpy(dest.data(), src.data(), dest.size());
+        return true;
+      };
+    };
+    auto key = from(std::as_bytes(std::span(c.key)));
+    auto table = from(std::as_bytes(std::span(c.mapping)));
+    const bool flags_set = c.flags == 0 || (set_algorithm(XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ) ==
+                                                ctrl_status::success &&
+                                            set_hash_flags(c.flags) == ctrl_status::success);
+    return flags_set && set_algorithm(c.algorithm) == ctrl_status::success &&
+           set_hash_key(grant_ref(0), max_hash_key_size, key) == ctrl_status::success &&
+           set_mapping_size(c.mapping_size) == ctrl_status::success &&
+           set_mapping(grant_ref(0), c.mapping_size, 0, table) == ctrl_status::success;
   }
 
   /// NOT_SUPPORTED until an algorithm is selected (netif.h).
