@@ -1,92 +1,112 @@
 #!/bin/bash
-# Kernel xen-netback vs unetbackd in one boot: the same guest, the same iperf3/sockperf runs at 1 and 2 queues; ratios.
-# knobs: lab.secs=N (iperf3 seconds per run, default 6)  lab.queues=1_2
+# Kernel xen-netback vs unetbackd in one boot, alternated over rounds: TCP bulk both ways, TCP request/response, UDP ping-pong at 1 and 2 queues, dom0 CPU per GB.
+# knobs: lab.compare_rounds=N (rounds; each measures every backend once, default 3)
+#        lab.secs=N (iperf3 seconds per bulk run, default 6)  lab.rr_secs=N (sockperf, default 4)
+#        lab.queues=1_2
 #        lab.variants=NAME:FLAG:VALUE+NAME2:...  also measure unetbackd with these extra
-#        flags (':' stands for a space), e.g. lab.variants=poll0:--poll-us:0
+#        flags (':' stands for a space), e.g. lab.variants=poll0:--poll-us:0; every round
+#        then runs netback, unetbackd, unetbackd-NAME, ... in that order. A NAME that
+#        starts with b- runs the second build (xen-lab run --unetbackd-b PATH)
+# Every measurement is one "sample" line (round, backend, queues, test, value, dom0 CPU);
+# the host turns them into medians, ratios, a table, JSON and a plot
+# (tools/xen-lab/lib/compare_report.py, docs/lab.md).
 . /lab/lab-lib.sh
-SECS=${LAB_SECS:-6}; QUEUES=${LAB_QUEUES:-1_2}; QUEUES=${QUEUES//_/ }
+ROUNDS=${LAB_COMPARE_ROUNDS:-3}; SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}
+QUEUES=${LAB_QUEUES:-1_2}; QUEUES=${QUEUES//_/ }
 setup_bridge
 # one guest for every run: vifs are hot-plugged, netfront's max_queues is set before each
 guest_create cmp 2 256 ""
-declare -A R
+DOMID=$(domid_of cmp)
 
-# queue_counters VIF: one line per queue with the counters that show how the daemon was
-# woken and how it woke the guest
-queue_counters() {
-  unetbackd_stats "$1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-d = d.get("result", d) if isinstance(d, dict) else d
-keys = ["rx_packets", "rx_slots", "tx_packets", "notify_sent", "events_received",
-        "spurious_events", "event_storm_backoffs", "rx_stalls", "grant_copy_calls"]
-for v in (d if isinstance(d, list) else d.get("vifs", [d])):
-    for q in v.get("queues", []):
-        c = q.get("counters", q)
-        print("queue=%s %s" % (q.get("queue"), " ".join("%s=%s" % (k, c.get(k, "-")) for k in keys)))'
+# backend_ticks BACKEND DEVID: CPU ticks of the backend's own threads so far (unetbackd:
+# the daemon; the kernel netback: its vifD.N-q* kthreads; its NAPI work is softirq time)
+backend_ticks() {
+  case "$1" in
+    netback) kthread_ticks "vif$DOMID.$2-" ;;
+    *) proc_ticks "$(unetbackd_pid)" ;;
+  esac
 }
 
-measure() {   # measure BACKEND Q MAC_LOW
-  local be=$1 q=$2 mac ip devid irq0 irq1 m l
-  mac=$(lab_mac 3 "$3"); ip=$(lab_ip 3 "$3")
+# sample ROUND BACKEND Q DEVID TEST VALUE UNIT [k=v...]: one measurement with the CPU
+# readings taken around it (A_* before, B_* after; ticks)
+sample() {
+  local r=$1 be=$2 q=$3 devid=$4 test=$5 value=$6 unit=$7; shift 7
+  result "sample round=$r backend=$be q=$q test=$test value=$value unit=$unit $*" \
+    "dom0_busy_s=$(ticks_s $((B_BUSY - A_BUSY))) dom0_steal_s=$(ticks_s $((B_STEAL - A_STEAL)))" \
+    "dom0_softirq_s=$(ticks_s $((B_SOFTIRQ - A_SOFTIRQ))) backend_s=$(ticks_s $((B_BE - A_BE)))"
+}
+before() { cpu_sample; A_BUSY=$CPU_BUSY; A_STEAL=$CPU_STEAL; A_SOFTIRQ=$CPU_SOFTIRQ; A_BE=$(backend_ticks "$1" "$2"); }
+after() { cpu_sample; B_BUSY=$CPU_BUSY; B_STEAL=$CPU_STEAL; B_SOFTIRQ=$CPU_SOFTIRQ; B_BE=$(backend_ticks "$1" "$2"); }
+
+measure() {   # measure ROUND BACKEND Q MAC_LOW
+  local r=$1 be=$2 q=$3 mac ip devid irq0 irq1 dir m nq
+  mac=$(lab_mac 3 "$4"); ip=$(lab_ip 3 "$4")
   guest_cmd cmp "echo $q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null || { check_fail "set netfront max_queues"; return; }
   devid=$(vif_attach cmp "$mac") || return
-  local id; id=$(domid_of cmp)
-  local nq; nq=$(xenstore-read "/local/domain/$id/device/vif/$devid/multi-queue-num-queues" 2>/dev/null || echo 1)
+  nq=$(xenstore-read "/local/domain/$DOMID/device/vif/$devid/multi-queue-num-queues" 2>/dev/null || echo 1)
   [ "$nq" = "$q" ] || check_fail "backend=$be wanted $q queues, frontend uses $nq"
   wait_ping "$ip" 20 || { check_fail "backend=$be q=$q: no ping to $ip"; vif_detach cmp "$devid"; return; }
   irq0=$(guest_queue_irqs cmp "$devid")
-  for dir in to_guest from_guest; do
-    if m=$(iperf_mbps "$ip" "$SECS" "$q" $dir); then R[$be,$q,$dir]=$m; result "backend=$be q=$q streams=$q dir=$dir mbps=$m"
-    else check_fail "backend=$be q=$q iperf3 $dir"; fi
+  for dir in to_guest from_guest; do   # one stream per queue
+    before "$be" "$devid"; iperf_exec "$ip" "$SECS" "$q" $dir; after "$be" "$devid"
+    if m=$(iperf_parse); then
+      set -- $m
+      sample "$r" "$be" "$q" "$devid" "tcp_$dir" "$1" mbps "streams=$q bytes=$2 secs=$3"
+    else check_fail "backend=$be q=$q round=$r iperf3 $dir"; fi
   done
-  if l=$(sockperf_us "$ip" 3); then R[$be,$q,lat]=$l; result "backend=$be q=$q sockperf_udp_pingpong_avg_us=$l"
-  else check_fail "backend=$be q=$q sockperf"; fi
+  for rr in tcp udp; do   # one request in flight: the latency of a round trip
+    before "$be" "$devid"
+    if sockperf_exec "$ip" "$RR_SECS" "$rr" && after "$be" "$devid" && m=$(sockperf_parse); then
+      local t=tcp_rr; [ $rr = udp ] && t=udp_pp
+      sample "$r" "$be" "$q" "$devid" "$t" "$m" us "secs=$RR_SECS"
+    else check_fail "backend=$be q=$q round=$r sockperf $rr"; fi
+  done
   irq1=$(guest_queue_irqs cmp "$devid")
-  result "backend=$be q=$q attach_ms=$(attach_ms) guest_queue_irqs_before=$irq0 after=$irq1"
-  [ "$be" != netback ] && unetbackd_ctl_ok && queue_counters "vif$(domid_of cmp).$devid" | sed "s/^/backend=$be q=$q /" | while read -r line; do result "$line"; done
-  irqs_moved "$irq0" "$irq1" || check_fail "backend=$be q=$q: a netfront queue saw no interrupts"
-  vif_detach cmp "$devid" && result "backend=$be q=$q detach_ms=$DETACH_MS"
+  result "attach round=$r backend=$be q=$q attach_ms=$(attach_ms) guest_queue_irqs_before=$irq0 after=$irq1"
+  if [ "$be" != netback ] && unetbackd_ctl_ok; then
+    unetbackd_stats "vif$DOMID.$devid" | python3 /lab/labtool.py queue-counters |
+      while read -r line; do result "counters round=$r backend=$be q=$q $line"; done
+  fi
+  # with split channels each queue's interrupts are named vifN-qK-tx/-rx (a single channel
+  # is named after the guest's netdev, the same for every queue)
+  if xenstore-read "/local/domain/$DOMID/device/vif/$devid/queue-0/event-channel-tx" >/dev/null 2>&1 ||
+     xenstore-read "/local/domain/$DOMID/device/vif/$devid/event-channel-tx" >/dev/null 2>&1; then
+    irqs_moved "$irq0" "$irq1" || check_fail "backend=$be q=$q round=$r: a netfront queue saw no interrupts"
+  fi
+  vif_detach cmp "$devid" && result "detach round=$r backend=$be q=$q detach_ms=$DETACH_MS"
 }
 
-mark "kernel netback"
-netback_load 2
-for q in $QUEUES; do measure netback "$q" $((10 + q)); done
-netback_unload || fail "rmmod xen-netback"
+BACKENDS="netback"; declare -A FLAGS
+if unetbackd_present; then
+  BACKENDS="$BACKENDS unetbackd"; FLAGS[unetbackd]=""
+  for v in ${LAB_VARIANTS//+/ }; do
+    name=unetbackd-${v%%:*}; BACKENDS="$BACKENDS $name"
+    FLAGS[$name]=""; [ "$v" != "${v#*:}" ] && FLAGS[$name]=${v#*:}
+  done
+fi
+result "meta rounds=$ROUNDS secs=$SECS rr_secs=$RR_SECS queues=${QUEUES// /_} backends=${BACKENDS// /,}"
+
+for r in $(seq 1 "$ROUNDS"); do
+  i=0
+  for be in $BACKENDS; do
+    i=$((i + 1)); mark "round $r $be"
+    if [ "$be" = netback ]; then
+      netback_load 2
+      for q in $QUEUES; do measure "$r" netback "$q" $((10 * i + q)); done
+      netback_unload || fail "rmmod xen-netback"
+    else
+      bin=$UNETBACKD; [[ $be == unetbackd-b-* ]] && bin=/usr/local/bin/unetbackd-b
+      # shellcheck disable=SC2086
+      UNETBACKD=$bin unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} ${FLAGS[$be]//:/ }
+      for q in $QUEUES; do measure "$r" "$be" "$q" $((10 * i + q)); done
+      unetbackd_stop || check_fail "$be: unetbackd exit status $UNETBACKD_RC"
+    fi
+  done
+done
 
 if ! unetbackd_present; then
   result "unetbackd=absent (only the kernel netback was measured)"
   [ "$(failed_checks)" -gt 0 ] && finish
   exit 77
 fi
-BACKENDS="unetbackd"
-mac_base=20
-run_daemon() {   # run_daemon NAME [EXTRA FLAGS...]
-  local name=$1; shift
-  mark "$name"
-  # shellcheck disable=SC2086
-  unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} "$@"
-  for q in $QUEUES; do measure "$name" "$q" $((mac_base + q)); done
-  unetbackd_stop || check_fail "$name: unetbackd exit status $UNETBACKD_RC"
-  mac_base=$((mac_base + 10))
-}
-run_daemon unetbackd
-if [ -n "${LAB_VARIANTS:-}" ]; then
-  for v in ${LAB_VARIANTS//+/ }; do
-    name=unetbackd-${v%%:*}; flags=""; [ "$v" != "${v#*:}" ] && flags=${v#*:}
-    # shellcheck disable=SC2086
-    run_daemon "$name" ${flags//:/ }
-    BACKENDS="$BACKENDS $name"
-  done
-fi
-
-for be in $BACKENDS; do
-  for q in $QUEUES; do
-    for k in to_guest from_guest; do
-      a=${R[netback,$q,$k]:-}; b=${R[$be,$q,$k]:-}
-      [ -n "$a" ] && [ -n "$b" ] && result "compare backend=$be q=$q dir=$k netback_mbps=$a unetbackd_mbps=$b ratio=$(fcalc "$b / ($a > 0 ? $a : 1)")"
-    done
-    a=${R[netback,$q,lat]:-}; b=${R[$be,$q,lat]:-}
-    [ -n "$a" ] && [ -n "$b" ] && result "compare backend=$be q=$q sockperf netback_us=$a unetbackd_us=$b ratio=$(fcalc "$b / $a")"
-  done
-done
 finish

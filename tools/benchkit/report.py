@@ -14,8 +14,9 @@ Usage: report.py OUT_DIR
 import json
 import pathlib
 import statistics
-import subprocess
 import sys
+
+import charts
 
 PRIMARY = {"TCP_STREAM": "gbps", "UDP_STREAM": "rx_kpps", "TCP_RR": "tps", "UDP_RR": "tps",
            "IDLE": "idle_cpu_pct"}
@@ -421,7 +422,7 @@ def plot(out, rows):
                 label = f"{k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
                 f.write(f'"{label}" ' + " ".join("NaN" if v is None else f"{v:.6g}"
                                                   for v in vals) + "\n")
-        scripts.append(histogram(plots / f"{test}.png", dat, f"{test}: {UNITS[PRIMARY[test]]}",
+        scripts.append(charts.histogram(plots / f"{test}.png", dat, f"{test}: {UNITS[PRIMARY[test]]}",
                                  len(cols)))
     ratio_cols = [c for c in cols if c[1] == "unetback"]
     keys = sorted_keys(rows)
@@ -439,33 +440,10 @@ def plot(out, rows):
                 label = f"{short} {k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
                 f.write(f'"{label}" ' + " ".join(vals) + "\n")
         title = "unetback / (a) tap-relay (primary metric; 1 = as fast as tap-relay)"
-        scripts.append(histogram(plots / "ratio.png", dat, title, len(ratio_cols),
+        scripts.append(charts.histogram(plots / "ratio.png", dat, title, len(ratio_cols),
                                  unity_line=True))
     for s in scripts:
-        try:
-            subprocess.run(["gnuplot"], input=s, text=True, check=True, capture_output=True)
-        except (OSError, subprocess.CalledProcessError) as e:
-            print(f"report.py: gnuplot failed: {getattr(e, 'stderr', e)}", file=sys.stderr)
-
-
-def histogram(png, dat, title, ncols, unity_line=False):
-    width = max(800, 60 * sum(1 for _ in dat.open()) + 200)
-    extra = "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb 'red'\n" \
-        if unity_line else ""
-    return f"""set terminal pngcairo size {width},600 font ',10' noenhanced
-set output '{png}'
-set title '{title}'
-set datafile missing 'NaN'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set boxwidth 0.9
-set key outside top center horizontal
-set xtics rotate by -40 scale 0
-set yrange [0:*]
-set grid ytics
-{extra}plot for [i=2:{ncols + 1}] '{dat}' using i:xtic(1) title columnheader(i)
-"""
+        charts.render(s, "report.py")
 
 
 def main():

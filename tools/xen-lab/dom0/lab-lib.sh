@@ -159,24 +159,51 @@ wait_ping() {
   return 1
 }
 
-# iperf_mbps IP SECS STREAMS DIR: DIR=to_guest (dom0 sends) | from_guest (-R); prints Mbit/s received
-iperf_mbps() {
+# iperf_exec IP SECS STREAMS DIR: DIR=to_guest (dom0 sends) | from_guest (-R); iperf3's JSON
+# in /tmp/iperf.json. iperf_parse prints "MBPS BYTES SECONDS" as received (labtool.py iperf).
+iperf_exec() {
   local flag=""; [ "$4" = from_guest ] && flag=-R
   iperf3 -c "$1" -t "$2" -P "$3" $flag -J --connect-timeout 5000 >/tmp/iperf.json 2>&1
-  python3 - /tmp/iperf.json <<'PY' || { tail -5 /tmp/iperf.json >&2; return 1; }
-import json, sys
-d = json.load(open(sys.argv[1]))
-if "error" in d:
-    print(d["error"], file=sys.stderr); sys.exit(1)
-print("%.0f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6))
-PY
 }
+iperf_parse() { python3 /lab/labtool.py iperf /tmp/iperf.json || { tail -5 /tmp/iperf.json >&2; return 1; }; }
+iperf_run() { iperf_exec "$@"; iperf_parse; }
+# iperf_mbps IP SECS STREAMS DIR: the Mbit/s received only
+iperf_mbps() { local r; r=$(iperf_run "$@") || return 1; echo "${r%% *}"; }
 
-# sockperf_us IP SECS: UDP ping-pong average latency (us)
-sockperf_us() {
-  sockperf ping-pong -i "$1" -t "$2" --no-rdtsc >/tmp/sockperf.out 2>&1 || { tail -3 /tmp/sockperf.out >&2; return 1; }
-  sed -n 's/.*avg-latency=\([0-9.]*\).*/\1/p' /tmp/sockperf.out | tail -1 | grep . || { tail -5 /tmp/sockperf.out >&2; return 1; }
+# sockperf_exec IP SECS [tcp]: ping-pong (64-byte messages, sockperf's default), UDP or TCP
+# (the guest runs both servers); sockperf_parse prints the average latency in us
+sockperf_exec() {
+  local tcp=""; [ "${3:-}" = tcp ] && tcp=--tcp
+  sockperf ping-pong -i "$1" -t "$2" $tcp --no-rdtsc >/tmp/sockperf.out 2>&1 || { tail -3 /tmp/sockperf.out >&2; return 1; }
 }
+sockperf_parse() { python3 /lab/labtool.py sockperf /tmp/sockperf.out || { tail -5 /tmp/sockperf.out >&2; return 1; }; }
+sockperf_us() { sockperf_exec "$@" && sockperf_parse; }
+
+# ---- CPU accounting without a fork (the readings must not cost what they measure)
+# cpu_sample: CPU_BUSY, CPU_STEAL, CPU_SOFTIRQ = USER_HZ ticks of all of dom0's CPUs so far
+# (busy = user + nice + system + irq + softirq; steal = time Xen ran something else)
+cpu_sample() {
+  local _c user nice system idle iowait irq softirq steal _rest
+  read -r _c user nice system idle iowait irq softirq steal _rest </proc/stat
+  CPU_BUSY=$((user + nice + system + irq + softirq)); CPU_STEAL=$steal; CPU_SOFTIRQ=$softirq
+}
+# proc_ticks PID: utime + stime of a process (all its threads), in ticks
+proc_ticks() {
+  local f; read -r f </proc/"$1"/stat 2>/dev/null || { echo 0; return; }
+  f=${f##*) }   # after "pid (comm) ": state is field 1, utime 12, stime 13
+  set -- $f; echo $((${12} + ${13}))
+}
+# kthread_ticks PREFIX: utime + stime of every thread whose name starts with PREFIX (the
+# kernel netback's vifD.N-qK-guest-rx / -dealloc threads)
+kthread_ticks() {
+  local d comm sum=0
+  for d in /proc/[0-9]*; do
+    read -r comm <"$d/comm" 2>/dev/null || continue
+    case "$comm" in "$1"*) sum=$((sum + $(proc_ticks "${d#/proc/}"))) ;; esac
+  done
+  echo $sum
+}
+ticks_s() { fcalc "$1 / 100"; }   # USER_HZ is 100 on x86
 
 # ---- backends
 netback_loaded() { [ -d /sys/module/xen_netback ]; }

@@ -78,7 +78,7 @@ tr=$SECONDS
 for attempt in 1 2; do
   # (a TERM to this script reaches the run, whose traps take QEMU down with it)
   setpriv --pdeathsig TERM -- "$HERE/xen-lab" run --unetbackd "$DAEMON" --timeout "$left" \
-    --results "$RESULTS" "$SCEN" "lab.scenario_timeout=$per" "${EXTRA[@]}"
+    --results "$RESULTS" "$SCEN" "lab.scenario_timeout=$per" lab.compare_rounds=1 "${EXTRA[@]}"
   rc=$?
   left=$((BUDGET - (SECONDS - T0)))
   # 125: the lab itself did not come up (a starved host can stall dom0: soft lockups);

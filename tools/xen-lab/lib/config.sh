@@ -15,7 +15,7 @@ KERNEL_META_PKG="linux-image-amd64"
 # dom0 root: debootstrap minbase + these. The library packages are what unetbackd links
 # (checked with ldd on the built binary; anything still missing at boot time is copied
 # from the host, which runs the same Debian release).
-DOM0_PKGS="xen-utils-4.17 xenstore-utils iproute2 iperf3 sockperf bridge-utils kmod busybox procps
+DOM0_PKGS="xen-utils-4.17 xenstore-utils iproute2 iperf3 sockperf bridge-utils kmod busybox procps linux-perf
   libspdlog1.10 libfmt9 libcap-ng0 libsystemd0 libtomlplusplus3 libstdc++6"
 DOM0_MODULES="xenfs xen-netback xen-netfront xen-gntdev xen-gntalloc xen-evtchn xen-privcmd bridge tun veth"
 DOMU_MODULES="xen-netfront"

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Per-packet cost account, kernel netback and unetbackd in one boot: system calls, hypercall paths, wake-ups and dom0 CPU per MB (bulk) and per transaction (ping-pong), and where dom0's time goes.
+# knobs: lab.secs=N (iperf3 seconds, default 6)  lab.rr_secs=N (sockperf, default 4)
+#        lab.queues=N (netfront queues, default 1)  lab.profile=0 (no perf profiles)
+# Counting is done by the kernel (perf's tracepoint and kprobe counters), never by
+# forking per event: the readings must not cost what they measure. Lines:
+#   account backend=B test=T unit=MB|transaction per_unit_<what>=X ...
+#   profile backend=B test=T rank=N pct=P comm=C sym=S
+. /lab/lab-lib.sh
+SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}; Q=${LAB_QUEUES:-1}
+setup_bridge
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+guest_create acct 2 256 ""
+guest_cmd acct "echo $Q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null
+DOMID=$(domid_of acct)
+
+# Kernel functions that stand for the costs both backends share (all in the PV kernel):
+#   gnttab_batch_copy      one GNTTABOP_copy hypercall (gntdev splits ioctls into 16-op batches)
+#   pin_user_pages_fast    gntdev pinning one page of the daemon's buffer per copy op
+#   gnttab_map_refs / gnttab_unmap_refs   netback's grant maps of guest TX pages
+#   notify_remote_via_irq  netback kicking the guest
+#   evtchn_interrupt       an event for a userspace port (unetbackd's)
+#   xen_irq_lateeoi        re-enabling an event (both)
+#   tun_net_xmit / tun_chr_read_iter / tun_get_user   frames into, out of, into the TAP
+KPROBES="gnttab_batch_copy pin_user_pages_fast gnttab_map_refs gnttab_unmap_refs notify_remote_via_irq evtchn_interrupt xen_irq_lateeoi tun_net_xmit tun_chr_read_iter tun_get_user"
+kprobe_events() {   # registers what exists now (module functions once loaded); prints the event list
+  local f ev="" t=/sys/kernel/tracing
+  for f in $KPROBES; do
+    [ -d "$t/events/kprobes/acct_$f" ] || echo "p:acct_$f $f" >>"$t/kprobe_events" 2>/dev/null
+    [ -d "$t/events/kprobes/acct_$f" ] && ev="$ev,kprobes:acct_$f"
+  done
+  echo "${ev#,}"
+}
+SYSCALLS="raw_syscalls:sys_enter,syscalls:sys_enter_ioctl,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_poll,syscalls:sys_enter_clock_gettime"
+
+# backend_tids BACKEND: the threads whose wake-ups and system calls are the backend's
+backend_tids() {
+  local d comm out=""
+  for d in /proc/[0-9]*/task/[0-9]*; do
+    read -r comm <"$d/comm" 2>/dev/null || continue
+    case "$1:$comm" in
+      netback:vif"$DOMID".*|unetbackd:vif"$DOMID".*) out="$out,${d##*/}" ;;
+    esac
+  done
+  echo "${out#,}"
+}
+ctxsw_sum() {   # voluntary + involuntary context switches of the threads in $1 (comma list)
+  local t sum=0 k v
+  for t in ${1//,/ }; do
+    while read -r k v; do
+      case "$k" in voluntary_ctxt_switches: | nonvoluntary_ctxt_switches:) sum=$((sum + v)) ;; esac
+    done <"/proc/$t/status" 2>/dev/null
+  done
+  echo $sum
+}
+
+# count BACKEND TEST UNIT COMMAND...: runs the load under system-wide kprobe counters and
+# per-thread syscall counters of the backend's threads; prints one account line
+count() {
+  local be=$1 test=$2 unit=$3; shift 3
+  local ev tids c0 c1 units
+  ev=$(kprobe_events); tids=$(backend_tids "$be")
+  perf stat -x, -a -e "$ev" -o /tmp/acct-kp.csv -- sleep $((SECS + 2)) &
+  local kp=$!
+  if [ "$be" = unetbackd ] && [ -n "$tids" ]; then
+    perf stat -x, -t "$tids" -e "$SYSCALLS" -o /tmp/acct-sc.csv -- sleep $((SECS + 2)) &
+  else : >/tmp/acct-sc.csv; fi
+  local sc=$!
+  sleep 1   # perf attaches slowly under TCG
+  cpu_sample; local b0=$CPU_BUSY; c0=$(ctxsw_sum "$tids")
+  "$@"
+  cpu_sample; local b1=$CPU_BUSY; c1=$(ctxsw_sum "$tids")
+  wait $kp $sc 2>/dev/null
+  units=$(account_units "$unit") || { check_fail "account $be $test: no result"; return; }
+  python3 /lab/labtool.py account "$units" /tmp/acct-kp.csv /tmp/acct-sc.csv |
+    sed "s/^/account backend=$be test=$test unit=$unit dom0_busy_s=$(ticks_s $((b1 - b0))) backend_ctxsw=$((c1 - c0)) /" |
+    while read -r line; do result "$line"; done
+}
+# account_units UNIT: MB received (iperf3) or transactions (sockperf) of the last run
+account_units() {
+  case "$1" in
+    MB) iperf_parse | awk '{printf "%.3f\n", $2 / 1e6}' ;;
+    transaction) sed -n 's/.*ReceivedMessages=\([0-9]*\).*/\1/p' /tmp/sockperf.out | head -1 ;;
+  esac
+}
+
+# profile BACKEND TEST COMMAND...: where dom0's time goes (perf sampling, all CPUs)
+profile() {
+  [ "${LAB_PROFILE:-1}" = 1 ] || return 0
+  local be=$1 test=$2; shift 2
+  perf record -a -e cpu-clock -F 999 -o /tmp/acct-prof.data -- sleep $((SECS + 1)) >/dev/null 2>&1 &
+  local pr=$!
+  "$@" >/dev/null 2>&1
+  wait $pr
+  perf report -i /tmp/acct-prof.data --stdio --no-children --sort comm,sym 2>/dev/null |
+    python3 /lab/labtool.py perf-top 25 |
+    sed "s/^/profile backend=$be test=$test /" | while read -r line; do result "$line"; done
+}
+
+measure() {   # measure BACKEND MAC_LOW
+  local be=$1 mac ip devid
+  mac=$(lab_mac 4 "$2"); ip=$(lab_ip 4 "$2")
+  devid=$(vif_attach acct "$mac") || return
+  wait_ping "$ip" 20 || { check_fail "$be: no ping"; vif_detach acct "$devid"; return; }
+  local dir
+  for dir in to_guest from_guest; do
+    count "$be" "tcp_$dir" MB iperf_exec "$ip" "$SECS" "$Q" "$dir"
+    profile "$be" "tcp_$dir" iperf_exec "$ip" "$SECS" "$Q" "$dir"
+  done
+  count "$be" udp_pp transaction sockperf_exec "$ip" "$RR_SECS"
+  profile "$be" udp_pp sockperf_exec "$ip" "$RR_SECS"
+  vif_detach acct "$devid"
+}
+
+netback_load 2
+measure netback 11
+netback_unload || fail "rmmod xen-netback"
+if ! unetbackd_present; then
+  result "unetbackd=absent (only the kernel netback was measured)"
+  exit 77
+fi
+unetbackd_start ${UNETBACKD_ARGS:---max-queues 2}
+measure unetbackd 21
+unetbackd_stop || check_fail "unetbackd exit status $UNETBACKD_RC"
+finish

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""The lab's Python: the dom0 parsers (tools/xen-lab/dom0/labtool.py) and the host
+reports of the compare and account scenarios (tools/xen-lab/lib/*_report.py), on
+synthetic console lines. No QEMU, no root."""
+
+import json
+import pathlib
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tools" / "xen-lab" / "dom0"))
+sys.path.insert(0, str(ROOT / "tools" / "xen-lab" / "lib"))
+import account_report  # noqa: E402
+import compare_report  # noqa: E402
+import labtool  # noqa: E402
+
+
+def sample(rnd, backend, q, test, value, unit, nbytes=None, busy=None):
+    extra = ""
+    if nbytes is not None:
+        extra = f" bytes={nbytes} secs=6.00 dom0_busy_s={busy} dom0_steal_s=0.10"
+    return (f"LAB-RESULT scenario=compare sample round={rnd} backend={backend} q={q} "
+            f"test={test} value={value} unit={unit}{extra}")
+
+
+class LabTool(unittest.TestCase):
+    def test_iperf_summary_is_what_was_received(self):
+        doc = {"end": {"sum_received": {"bits_per_second": 5.5e8, "bytes": 412500000,
+                                        "seconds": 6.0}}}
+        self.assertEqual(labtool.iperf_summary(doc), (550.0, 412500000, 6.0))
+        with self.assertRaises(ValueError):
+            labtool.iperf_summary({"error": "unable to connect"})
+
+    def test_sockperf_takes_the_last_average(self):
+        text = "warm up avg-latency=900.1\nsockperf: ====> avg-latency=1039.079 (std-dev=3)\n"
+        self.assertEqual(labtool.sockperf_avg_us(text), 1039.079)
+        with self.assertRaises(ValueError):
+            labtool.sockperf_avg_us("sockperf: no reply")
+
+    def test_queue_counter_lines(self):
+        doc = {"result": [{"name": "vif3.0", "queues": [
+            {"queue": 0, "counters": {"tx_packets": 5, "rx_packets": 7}},
+            {"queue": 1, "counters": {"tx_packets": 1}}]}]}
+        self.assertEqual(labtool.queue_counter_lines(doc, ["tx_packets", "rx_packets"]),
+                         ["vif=vif3.0 queue=0 tx_packets=5 rx_packets=7",
+                          "vif=vif3.0 queue=1 tx_packets=1 rx_packets=-"])
+
+    def test_account_divides_every_counter_and_skips_what_was_not_counted(self):
+        kp = ("# started on ...\n\n2048,,kprobes:acct_gnttab_batch_copy,5,100.00,,\n"
+              "<not counted>,,kprobes:acct_gnttab_map_refs,0,0.00,,\n")
+        sc = "300,,syscalls:sys_enter_ioctl,5,100,,\n"
+        words = labtool.account_words(100, kp, sc)
+        self.assertEqual(words, "units=100 per_unit_gnttab_batch_copy=20.48 "
+                                "per_unit_sys_enter_ioctl=3")
+
+    def test_perf_top_reads_perf_reports_lines(self):
+        text = ("# Overhead  Command  Symbol\n"
+                "    35.98%  swapper          [k] xen_hypercall_pv\n"
+                "     0.28%  vif1.0-q0        [.] unetback::datapath::rx_path::place_held\n"
+                "     0.10%  iperf3           [k] tcp_ack\n")
+        self.assertEqual(labtool.perf_top(text, 2), [
+            "rank=1 pct=35.98 comm=swapper sym=xen_hypercall_pv",
+            "rank=2 pct=0.28 comm=vif1.0-q0 sym=unetback::datapath::rx_path::place_held"])
+
+
+class CompareReport(unittest.TestCase):
+    def lines(self):
+        out = ["LAB-RESULT scenario=compare meta rounds=3 secs=6 rr_secs=4 queues=1_2 "
+               "backends=netback,unetbackd"]
+        # Bulk, q=1: unetbackd / netback per round 1.2, 0.5, 1.0 -> median 1.0 (the
+        # figures' own medians 300 / 300 agree here by construction).
+        for rnd, (nb, ub) in enumerate([(200, 240), (400, 200), (300, 300)], start=1):
+            out.append(sample(rnd, "netback", 1, "tcp_to_guest", nb, "mbps",
+                              nbytes=int(nb * 1e6 * 6 / 8), busy=nb / 100))
+            out.append(sample(rnd, "unetbackd", 1, "tcp_to_guest", ub, "mbps",
+                              nbytes=int(ub * 1e6 * 6 / 8), busy=ub / 50))
+            out.append(sample(rnd, "netback", 1, "udp_pp", 1000, "us"))
+            out.append(sample(rnd, "unetbackd", 1, "udp_pp", 1100, "us"))
+            out.append(sample(rnd, "unetbackd", 2, "udp_pp", 1000, "us"))
+            out.append(sample(rnd, "netback", 2, "udp_pp", 900, "us"))
+        out.append("LAB-RESULT scenario=basic unrelated=1")
+        return out
+
+    def test_ratios_are_paired_per_round_then_the_median(self):
+        doc = compare_report.report(self.lines(), {"tcg": "multi"})
+        comp = {(c["backend"], c["q"], c["test"]): c for c in doc["comparisons"]}
+        bulk = comp[("unetbackd", 1, "tcp_to_guest")]
+        self.assertAlmostEqual(bulk["ratio"]["median"], 1.0)
+        self.assertAlmostEqual(bulk["ratio"]["min"], 0.5)
+        self.assertAlmostEqual(bulk["ratio"]["max"], 1.2)
+        # CPU per GB: netback busy/GB = (nb/100) / (nb*0.75e-3) = 13.33; unetbackd 26.67.
+        self.assertAlmostEqual(bulk["cpu_ratio"]["median"], 2.0)
+        self.assertAlmostEqual(comp[("unetbackd", 1, "udp_pp")]["ratio"]["median"], 1.1)
+
+    def test_targets_and_scaling_judge_latency_as_lower_is_better(self):
+        doc = compare_report.report(self.lines(), {"tcg": "multi"})
+        t = {(x["backend"], x["what"]): x for x in doc["targets"]}
+        self.assertTrue(t[("unetbackd", "tcp_to_guest q=1 ÷ kernel")]["met"])  # 1.0 >= 1.0
+        self.assertFalse(t[("unetbackd", "tcp_to_guest q=1 CPU/GB ÷ kernel")]["met"])
+        self.assertFalse(t[("unetbackd", "udp_pp q=1 latency ÷ kernel")]["met"])
+        # 2 queues at 1000 us vs 1 queue at 1100 us: 1.1 times as fast.
+        sc = {(s["backend"], s["test"]): s for s in doc["scaling"]}
+        self.assertAlmostEqual(sc[("unetbackd", "udp_pp")]["speedup"], 1.1)
+        self.assertTrue(t[("unetbackd", "udp_pp q=2 ÷ q=1 (speed)")]["met"])
+
+    def test_tcg_single_lowers_the_bulk_bar(self):
+        doc = compare_report.report(self.lines(), {"tcg": "single"})
+        t = {(x["backend"], x["what"]): x for x in doc["targets"]}
+        self.assertEqual(t[("unetbackd", "tcp_to_guest q=1 ÷ kernel")]["target"], ">= 0.9")
+
+    def test_main_writes_json_and_markdown(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = pathlib.Path(d) / "console.log"
+            log.write_text("\r\n".join(self.lines()) + "\r\n")
+            out = pathlib.Path(d) / "out"
+            self.assertEqual(compare_report.main(["x", str(log), str(out), "--meta", "tcg=multi"]),
+                             0)
+            doc = json.loads((out / "compare.json").read_text())
+            self.assertEqual(doc["meta"]["tcg"], "multi")
+            self.assertEqual(doc["meta"]["rounds"], "3")
+            self.assertIn("| TCP bulk to the guest | 1 | unetbackd |",
+                          (out / "compare.md").read_text())
+
+    def test_a_log_without_samples_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = pathlib.Path(d) / "console.log"
+            log.write_text("LAB-DONE rc=0\n")
+            self.assertEqual(compare_report.main(["x", str(log), d]), 1)
+
+
+class AccountReport(unittest.TestCase):
+    def test_counters_per_unit_side_by_side(self):
+        lines = [
+            "LAB-RESULT scenario=account account backend=netback test=tcp_to_guest unit=MB "
+            "dom0_busy_s=4.00 backend_ctxsw=400 units=400 per_unit_gnttab_batch_copy=15",
+            "LAB-RESULT scenario=account account backend=unetbackd test=tcp_to_guest unit=MB "
+            "dom0_busy_s=6.00 backend_ctxsw=40 units=300 per_unit_gnttab_batch_copy=20 "
+            "per_unit_sys_enter_ioctl=12",
+            "LAB-RESULT scenario=account profile backend=unetbackd test=tcp_to_guest rank=1 "
+            "pct=11.4 comm=vif1.0-q0 sym=xen_hypercall_pv",
+        ]
+        accounts, profiles = account_report.read(lines)
+        by = {a["backend"]: a["per_unit"] for a in accounts}
+        self.assertAlmostEqual(by["netback"]["dom0_busy"], 10.0)  # ms per MB
+        self.assertAlmostEqual(by["unetbackd"]["dom0_busy"], 20.0)
+        self.assertAlmostEqual(by["unetbackd"]["backend_ctxsw"], 40 / 300)
+        md = account_report.markdown({"meta": {}, "accounts": accounts, "profiles": profiles})
+        self.assertIn("| GNTTABOP_copy hypercalls | 15 | 20 |", md)
+        self.assertIn("|   ioctl (grant copy, event-channel notify) | – | 12 |", md)
+        self.assertIn("11.4% vif1.0-q0 xen_hypercall_pv", md)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The report of the lab's `account` scenario (tests/lab/account.sh): reads its
+"LAB-RESULT scenario=account account ..." and "... profile ..." lines from a boot's
+console log and writes OUT/account.json and OUT/account.md: per test, every counter per
+MB received (bulk) or per transaction (ping-pong) for each backend side by side, and
+the top of each backend's profile.
+
+Usage: account_report.py LOG OUT_DIR [--meta key=value ...]
+"""
+
+import json
+import pathlib
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from compare_report import number, parse_words  # noqa: E402
+
+LABEL = {"tcp_to_guest": "TCP bulk to the guest", "tcp_from_guest": "TCP bulk from the guest",
+         "udp_pp": "UDP ping-pong"}
+# What each counter stands for (tests/lab/account.sh).
+MEANING = {
+    "dom0_busy": "dom0 CPU (ms)",
+    "backend_ctxsw": "context switches of the backend's threads",
+    "sys_enter": "system calls of the backend's threads, all",
+    "sys_enter_ioctl": "  ioctl (grant copy, event-channel notify)",
+    "sys_enter_read": "  read (TAP frames, events)",
+    "sys_enter_write": "  write (event-channel unmask)",
+    "sys_enter_writev": "  writev (TAP frames)",
+    "sys_enter_poll": "  poll (sleeps, busy-poll looks)",
+    "sys_enter_clock_gettime": "  clock_gettime (no vDSO clock on this dom0)",
+    "gnttab_batch_copy": "GNTTABOP_copy hypercalls",
+    "pin_user_pages_fast": "pages pinned for grant copies (gntdev)",
+    "gnttab_map_refs": "grant-map hypercalls (netback TX)",
+    "gnttab_unmap_refs": "grant-unmap hypercalls (netback TX)",
+    "notify_remote_via_irq": "kernel kicks of the guest (netback)",
+    "evtchn_interrupt": "events delivered to userspace ports",
+    "xen_irq_lateeoi": "event re-enables (EOI)",
+    "tun_net_xmit": "frames the host put into the TAP",
+    "tun_chr_read_iter": "TAP reads (including empty ones)",
+    "tun_get_user": "frames written to the TAP",
+}
+
+
+def read(lines):
+    accounts, profiles = [], []
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("LAB-RESULT scenario=account "):
+            continue
+        kind = line.split()[2]
+        w = parse_words(line)
+        if kind == "account":
+            units = number(w.get("units"))
+            if not units:
+                continue
+            row = {"backend": w["backend"], "test": w["test"], "unit": w["unit"], "units": units}
+            per = {k[len("per_unit_"):]: number(v) for k, v in w.items()
+                   if k.startswith("per_unit_")}
+            per["dom0_busy"] = number(w.get("dom0_busy_s", 0)) * 1000 / units
+            per["backend_ctxsw"] = number(w.get("backend_ctxsw", 0)) / units
+            row["per_unit"] = per
+            accounts.append(row)
+        elif kind == "profile":
+            profiles.append({"backend": w["backend"], "test": w["test"],
+                             "rank": int(w["rank"]), "pct": number(w["pct"]),
+                             "comm": w["comm"], "sym": w["sym"]})
+    return accounts, profiles
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    return f"{v:.3g}"
+
+
+def markdown(doc):
+    m = doc["meta"]
+    out = ["# Lab cost account: kernel netback vs unetbackd, same boot", "",
+           f"TCG {m.get('tcg', '?')}, host load {m.get('host_load_start', '?')} → "
+           f"{m.get('host_load_end', '?')}. Counts per MB received (bulk) or per "
+           "transaction (ping-pong); kprobe counts are dom0-wide, system calls and context "
+           "switches are the backend's own threads (netback: its vif kthreads; its NAPI "
+           "work runs in softirq and makes no system calls).", ""]
+    tests = sorted({a["test"] for a in doc["accounts"]}, key=lambda t: list(LABEL).index(t)
+                   if t in LABEL else 99)
+    backends = sorted({a["backend"] for a in doc["accounts"]}, key=lambda b: b != "netback")
+    for test in tests:
+        rows = {a["backend"]: a for a in doc["accounts"] if a["test"] == test}
+        unit = next(iter(rows.values()))["unit"]
+        out += [f"## {LABEL.get(test, test)} (per {unit})", "",
+                "| counter | " + " | ".join(backends) + " |",
+                "|---|" + "---|" * len(backends)]
+        keys = [k for k in MEANING if any(k in r["per_unit"] for r in rows.values())]
+        for k in keys:
+            vals = [fmt(rows[b]["per_unit"].get(k)) if b in rows else "–" for b in backends]
+            out.append(f"| {MEANING[k]} | " + " | ".join(vals) + " |")
+        out.append("")
+        for b in backends:
+            top = [p for p in doc["profiles"] if p["backend"] == b and p["test"] == test]
+            if top:
+                out.append(f"Profile, {b}: " + "; ".join(
+                    f"{p['pct']:.1f}% {p['comm']} {p['sym']}" for p in top[:12]))
+                out.append("")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    log, out = pathlib.Path(argv[1]), pathlib.Path(argv[2])
+    meta = parse_words(" ".join(argv[4:])) if len(argv) > 3 and argv[3] == "--meta" else {}
+    accounts, profiles = read(log.read_text(errors="replace").replace("\r", "").splitlines())
+    if not accounts:
+        print(f"account_report.py: no account lines in {log}", file=sys.stderr)
+        return 1
+    doc = {"meta": meta, "accounts": accounts, "profiles": profiles}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "account.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (out / "account.md").write_text(markdown(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
