@@ -54,7 +54,7 @@ bool vif::do_advertise_features() {
       {"feature-rx-flip", "0"},
       {"feature-multicast-control", "1"},
       {"feature-dynamic-multicast-control", "1"},
-      {"feature-split-event-channels", "1"},
+      {"feature-split-event-channels", options_.split_event_channels ? "1" : "0"},
       {"multi-queue-max-queues", max_queues},
       {"feature-ctrl-ring", "1"},
   }};

@@ -50,6 +50,14 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
     o.wait_for_hotplug = boolean(n, where);
   } else if (key == "poll-us") {
     o.poll_us = integer(n, where, poll_us_range);
+  } else if (key == "poll-budget-pct") {
+    o.poll_budget_pct = integer(n, where, percent_range);
+  } else if (key == "poll-max-steal-pct") {
+    o.poll_max_steal_pct = integer(n, where, percent_range);
+  } else if (key == "pin-workers") {
+    o.pin_workers = boolean(n, where);
+  } else if (key == "split-event-channels") {
+    o.split_event_channels = boolean(n, where);
   } else if (key == "tx-batch") {
     o.tx_batch = integer(n, where, batch_range);
   } else if (key == "rx-batch") {

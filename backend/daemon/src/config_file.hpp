@@ -3,10 +3,13 @@
 // produce a settings_layer of optional values; defaults <- file <- command
 // line, then per-vif tables on top of the result.
 //   [daemon]            platform, log-level, log-target, max-queues,
-//                       wait-for-hotplug, max-xdp-headroom, poll-us, tx-batch,
-//                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
+//                       wait-for-hotplug, max-xdp-headroom, poll-us,
+//                       poll-budget-pct, poll-max-steal-pct, pin-workers,
+//                       split-event-channels,
+//                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
 //                       sim-dir, xenstore, control-socket, keep-vifs
-//   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, tx-batch,
+//   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
+//                       poll-max-steal-pct, pin-workers, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms
 // Unknown sections and keys are errors naming them.
 
@@ -28,6 +31,7 @@ struct range {
 };
 inline constexpr range max_queues_range{1, 64};
 inline constexpr range poll_us_range{0, 1'000'000};
+inline constexpr range percent_range{0, 100};
 inline constexpr range batch_range{1, 256};
 inline constexpr range backlog_range{65'536, 1LL << 30};
 inline constexpr range stall_ms_range{1'000, 3'600'000};
@@ -38,6 +42,10 @@ struct vif_overrides {
   std::optional<long long> max_queues;
   std::optional<bool> wait_for_hotplug;
   std::optional<long long> poll_us;
+  std::optional<long long> poll_budget_pct;
+  std::optional<long long> poll_max_steal_pct;
+  std::optional<bool> pin_workers;
+  std::optional<bool> split_event_channels;
   std::optional<long long> tx_batch;
   std::optional<long long> rx_batch;
   std::optional<bool> notify_always;

@@ -3,6 +3,8 @@
 // vif's shared state and the worker's own handles. All references outlive the
 // worker thread (owned by queue::impl).
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 
@@ -17,6 +19,18 @@
 namespace unetback::datapath {
 
 using clock = std::chrono::steady_clock;
+
+/// steady_clock's time (CLOCK_MONOTONIC: libstdc++'s steady_clock) to within
+/// a scheduler tick, without a system call. On a PV dom0 the precise clock
+/// often is one (the vDSO cannot use the TSC there: docs/performance.md, "Cost
+/// account"); the coarse one is read from the vDSO page. Good for timers of
+/// milliseconds (event backoff, rate credit, stall); not for busy-poll windows.
+[[nodiscard]] inline clock::time_point coarse_now() {
+  timespec ts{};
+  (void)::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return clock::time_point(std::chrono::duration_cast<clock::duration>(
+      std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+}
 
 /// The worker's view of its queue.
 struct queue_context {

@@ -15,6 +15,7 @@ namespace unetback::datapath {
 namespace {
 
 constexpr std::uint32_t max_vnet_hdr = sizeof(rings::vnet_header);
+constexpr std::uint32_t page_bytes = 4096;
 
 bool is_filterable_multicast(std::span<const std::byte> frame) {
   if (frame.size() < 6 || (static_cast<std::uint8_t>(frame[0]) & 1U) == 0) {
@@ -37,35 +38,48 @@ rx_path::rx_path(queue_context ctx, rings::rx_back_ring& ring)
       ring_(ring),
       features_(offload_features_of(ctx.config.features)),
       batch_(std::clamp<std::uint32_t>(ctx.config.tuning.rx_batch, 1, rings::rx_back_ring::size)),
-      max_read_(
-          static_cast<std::uint32_t>(std::min<std::size_t>(ctx.tap.vnet_hdr_size(), max_vnet_hdr)) +
-          rings::rx_max_data_slots * rings::rx_slot_bytes + 1),
+      hdr_size_(
+          static_cast<std::uint32_t>(std::min<std::size_t>(ctx.tap.vnet_hdr_size(), max_vnet_hdr))),
+      max_read_(hdr_size_ + rings::rx_max_data_slots * rings::rx_slot_bytes + 1),
       last_req_prod_(ring.req_cons()),
-      buf_(std::max<std::size_t>(ctx.config.tuning.rx_backlog_bytes, 2 * std::size_t{max_read_})) {
+      buf_(std::max<std::size_t>(ctx.config.tuning.rx_backlog_bytes,
+                                 page_bytes + 2 * std::size_t{max_read_})) {
   placed_.reserve(rings::rx_back_ring::size);
-  segs_.reserve(rings::rx_back_ring::size);
   seg_plan_.reserve(rings::rx_back_ring::size);
   seg_copy_.reserve(rings::rx_back_ring::size);
 }
 
-rx_sweep_result rx_path::sweep(clock::time_point now) {
+rx_sweep_result rx_path::plan(clock::time_point now, bool tap_readable, copy_batch& batch) {
   cur_ = rx_sweep_result{};
+  now_ = now;
+  copies_ = &batch;
+  first_seg_ = batch.size();
+  const bool had_slots = slots_posted_;
   refresh_hash();
   const std::uint32_t req_prod = ring_.load_req_prod();
   cur_.new_requests = req_prod != last_req_prod_;
   last_req_prod_ = req_prod;
   placed_.clear();
-  segs_.clear();
   seg_plan_.clear();
   seg_copy_.clear();
   reads_ = 0;
-  const bool waiting = fill();
+  // Without posted buffers the TAP was not polled: what it holds is unknown.
+  waiting_ = fill(tap_readable || !had_slots);
   if (cur_.fault != nullptr) {
+    placed_.clear();
+    seg_plan_.clear();
+    seg_copy_.clear();
+    batch.truncate(first_seg_);
     return cur_;
   }
-  flush();
-  if (waiting) {
-    track_stall(now);
+  cur_.slots_arrived = !had_slots && slots_posted_;
+  return cur_;
+}
+
+rx_sweep_result rx_path::complete(const copy_batch& batch) {
+  flush(batch);
+  if (waiting_) {
+    track_stall(now_);
   } else {
     waiting_since_.reset();
     stall_counted_ = false;
@@ -74,7 +88,7 @@ rx_sweep_result rx_path::sweep(clock::time_point now) {
   return cur_;
 }
 
-bool rx_path::fill() {
+bool rx_path::fill(bool tap_readable) {
   while (reads_ < batch_ || held_) {
     const auto avail = ring_.unconsumed_requests();
     if (!avail) {
@@ -86,7 +100,10 @@ bool rx_path::fill() {
       if (avail.value() == 0) {
         return true;  // no buffers posted: leave frames in the TAP (backpressure)
       }
-      if (reads_ >= batch_ || buf_.size() - buf_used_ < max_read_) {
+      if (!tap_readable) {
+        return false;
+      }
+      if (reads_ >= batch_ || next_read_start() + std::size_t{max_read_} > buf_.size()) {
         cur_.more = true;
         return false;
       }
@@ -115,8 +132,13 @@ void rx_path::refresh_hash() {
   }
 }
 
+std::uint32_t rx_path::next_read_start() const {
+  const std::uint32_t data = (buf_used_ + hdr_size_ + page_bytes - 1) / page_bytes * page_bytes;
+  return data - hdr_size_;
+}
+
 bool rx_path::read_one() {
-  const std::uint32_t start = buf_used_;
+  const std::uint32_t start = next_read_start();
   const long n = ctx_.tap.read_frame(std::span(buf_).subspan(start, max_read_));
   if (n == 0) {
     return false;
@@ -138,8 +160,7 @@ bool rx_path::read_one() {
 
 void rx_path::accept_frame(std::uint32_t start, std::uint32_t len) {
   queue_counters& c = ctx_.counters;
-  const auto hdr_size =
-      static_cast<std::uint32_t>(std::min<std::size_t>(ctx_.tap.vnet_hdr_size(), max_vnet_hdr));
+  const std::uint32_t hdr_size = hdr_size_;
   if (len < hdr_size) {
     bump(c.rx_drops_bad_vnet_hdr);
     return;
@@ -234,24 +255,20 @@ void rx_path::place_held() {
     seg.dest.foreign.domid = ctx_.config.frontend.value();
     seg.len = cp.len;
     seg.flags = GNTCOPY_dest_gref;
-    segs_.push_back(seg);
+    copies_->add(seg);
     seg_plan_.push_back(index);
     seg_copy_.push_back(i);
   }
 }
 
-void rx_path::flush() {
+void rx_path::flush(const copy_batch& batch) {
   queue_counters& c = ctx_.counters;
-  if (!segs_.empty()) {
-    bump(c.grant_copy_calls);
-    bump(c.grant_copy_segments, segs_.size());
-    (void)ctx_.grants.copy(segs_);
-    for (std::size_t i = 0; i < segs_.size(); ++i) {
-      if (segs_[i].status != GNTST_okay) {
-        placed_[seg_plan_[i]].plan.fail_copy(seg_copy_[i]);
-        bump(c.grant_copy_errors);
-        bump(c.rx_copy_errors);
-      }
+  const auto segs = batch.range(first_seg_, seg_plan_.size());
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    if (segs[i].status != GNTST_okay) {
+      placed_[seg_plan_[i]].plan.fail_copy(seg_copy_[i]);
+      bump(c.grant_copy_errors);
+      bump(c.rx_copy_errors);
     }
   }
   for (const placed_frame& f : placed_) {
@@ -298,12 +315,14 @@ void rx_path::compact() {
     buf_used_ = 0;
     return;
   }
-  if (held_->start != 0) {
-    std::memmove(buf_.data(), buf_.data() + held_->start, held_->read_len);
-    held_->data_off -= held_->start;
-    held_->start = 0;
+  // To the first page, keeping its place within a page (next_read_start()).
+  const std::uint32_t start = held_->start % page_bytes;
+  if (held_->start != start) {
+    std::memmove(buf_.data() + start, buf_.data() + held_->start, held_->read_len);
+    held_->data_off -= held_->start - start;
+    held_->start = start;
   }
-  buf_used_ = held_->read_len;
+  buf_used_ = start + held_->read_len;
 }
 
 std::optional<clock::time_point> rx_path::stall_deadline() const {

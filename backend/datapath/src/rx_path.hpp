@@ -2,7 +2,9 @@
 // Guest RX (TAP -> frontend) for one queue. The TAP is read only while the
 // guest has RX requests posted, so the kernel's bounded TAP queue is the
 // backlog (XSA-392); at most one frame is held in private memory waiting for
-// slots. A sweep, bounded by rx_batch frames and by its private buffer:
+// slots. A sweep, bounded by rx_batch frames and by its private buffer, has
+// two halves around the worker step's one grant-copy call (copy_batch.hpp):
+// plan() does 1-3 and adds the copies to the step's batch, complete() does 4:
 //   1. reads a frame + vnet header, interprets the header for this frontend
 //      (rings::vnet_to_guest_rx), applies the multicast filter, attaches a
 //      HASH extra when the control ring enabled hashing;
@@ -11,7 +13,7 @@
 //      stall after rx_stall_timeout and then dropping the held frame;
 //   3. copies the needed requests out of the ring once, builds the copy plan
 //      and responses (rings::build_rx), and batches the grant copies;
-//   4. issues ONE grant-copy call, turns failed segments into
+//   4. after the batch was issued, turns failed segments into
 //      NETIF_RSP_ERROR slots, writes every response in place, pushes.
 
 #include <array>
@@ -19,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "copy_batch.hpp"
 #include "page_buffer.hpp"
 #include "queue_context.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
@@ -31,6 +34,9 @@ namespace unetback::datapath {
 struct rx_sweep_result {
   std::uint32_t delivered = 0;  ///< packets written to the ring
   bool new_requests = false;    ///< req_prod moved since the previous sweep
+  /// The guest posted buffers where none were: what a kick for RX buffers is
+  /// for (event accounting counts it as work; further postings are not).
+  bool slots_arrived = false;
   bool more = false;            ///< stopped at a bound: sweep again
   bool notify = false;          ///< the frontend asked to be notified
   const char* fault = nullptr;  ///< hostile frontend: stop touching the rings
@@ -40,8 +46,13 @@ class rx_path {
  public:
   rx_path(queue_context ctx, rings::rx_back_ring& ring);
 
-  /// One bounded sweep.
-  [[nodiscard]] rx_sweep_result sweep(clock::time_point now);
+  /// The first half of a bounded sweep: reads and places frames, their
+  /// copies into `batch`. The TAP is read only when `tap_readable` (poll()
+  /// said so, or the previous sweep stopped at a bound): a read that finds
+  /// nothing is a system call for nothing. A fault leaves the ring untouched.
+  [[nodiscard]] rx_sweep_result plan(clock::time_point now, bool tap_readable, copy_batch& batch);
+  /// The second half, after `batch` was issued: answers and pushes.
+  [[nodiscard]] rx_sweep_result complete(const copy_batch& batch);
   /// Before sleeping: arms req_event for the slots we wait for. True if the
   /// wait is already over (or the ring needs a sweep to report a fault).
   [[nodiscard]] bool final_check();
@@ -70,7 +81,12 @@ class rx_path {
 
   /// Reads and places frames until a bound; true when it stopped to wait
   /// for the guest's buffers.
-  [[nodiscard]] bool fill();
+  [[nodiscard]] bool fill(bool tap_readable);
+  /// Where the next frame is read: its data (after the vnet header) starts on
+  /// a page, so every 4096-byte RX slot is copied from one page of ours (a
+  /// grant copy splits a local range at page boundaries: two copies per slot
+  /// otherwise).
+  [[nodiscard]] std::uint32_t next_read_start() const;
   void refresh_hash();
   /// Reads and classifies one frame; false when the TAP has nothing (or failed).
   [[nodiscard]] bool read_one();
@@ -80,7 +96,7 @@ class rx_path {
   [[nodiscard]] rings::rx_hash hash_for(std::span<const std::byte> frame) const;
   void count_unfit(rings::rx_error e);
   void place_held();
-  void flush();
+  void flush(const copy_batch& batch);
   void track_stall(clock::time_point now);
   void compact();
 
@@ -88,6 +104,7 @@ class rx_path {
   rings::rx_back_ring& ring_;
   rings::offload_features features_;
   std::uint32_t batch_;
+  std::uint32_t hdr_size_;  ///< vnet header bytes before each frame
   std::uint32_t max_read_;  ///< vnet header + largest deliverable frame + 1 (truncation check)
   std::uint32_t last_req_prod_ = 0;
   bool slots_posted_ = false;
@@ -98,12 +115,15 @@ class rx_path {
   std::uint64_t hash_generation_ = 0;
   rx_sweep_result cur_;
   std::array<rings::rx_request, rings::rx_back_ring::size> reqs_{};
-  std::vector<placed_frame> placed_;                // capacity: ring size (reserved)
-  std::uint32_t reads_ = 0;                         // frames read this sweep
-  std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
-  std::vector<std::uint32_t> seg_plan_;             // placed_ index of each segment
-  std::vector<std::uint32_t> seg_copy_;             // copy index within that plan
-  page_buffer buf_;                                 // frames read from the TAP
+  std::vector<placed_frame> placed_;     // capacity: ring size (reserved)
+  std::uint32_t reads_ = 0;              // frames read this sweep
+  clock::time_point now_{};              // the sweep's time (plan() to complete())
+  bool waiting_ = false;                 // plan() stopped to wait for buffers
+  copy_batch* copies_ = nullptr;         // the step's, between plan() and complete()
+  std::size_t first_seg_ = 0;            // our first segment in it
+  std::vector<std::uint32_t> seg_plan_;  // placed_ index of each of our segments
+  std::vector<std::uint32_t> seg_copy_;  // copy index within that plan
+  page_buffer buf_;                      // frames read from the TAP
   std::uint32_t buf_used_ = 0;
 };
 

@@ -13,10 +13,41 @@
 namespace unetback::datapath {
 namespace {
 
-/// Private buffer for the packets of one sweep: four maximum-size packets.
-/// A sweep stops early (and continues in the next one) when a packet no
-/// longer fits, so one sweep never needs more.
-constexpr std::uint32_t tx_buffer_bytes = 4 * 65536;
+constexpr std::uint32_t page_bytes = 4096;
+
+/// Private buffer for the packets of one sweep: four maximum-size packets,
+/// each placed up to a page further on (placement_for). A sweep stops early
+/// (and continues in the next one) when a packet no longer fits, so one sweep
+/// never needs more.
+constexpr std::uint32_t tx_buffer_bytes = 4 * (65536 + page_bytes);
+
+/// Where a packet's private copy starts, at or after `used`. A grant copy
+/// splits its local range at our page boundaries, so a 4096-byte guest slot
+/// copied across one of ours costs two copies. The packet is shifted (by less
+/// than a page) so that its largest segment lands at the same offset within
+/// one of our pages as in the guest's page: that segment, and the full-page
+/// segments netfront puts after it, then cross none.
+std::uint32_t placement_for(const rings::tx_packet& pkt, std::uint32_t used) {
+  std::uint32_t anchor = 0;
+  std::uint32_t anchor_rel = 0;
+  std::uint32_t rel = 0;
+  for (std::uint32_t i = 0; i < pkt.segment_count; ++i) {
+    if (pkt.segments[i].size > pkt.segments[anchor].size) {
+      anchor = i;
+      anchor_rel = rel;
+    }
+    rel += pkt.segments[i].size;
+  }
+  if (pkt.segment_count == 0) {
+    return used;
+  }
+  const rings::tx_segment& a = pkt.segments[anchor];
+  const std::uint32_t at = (used + anchor_rel) % page_bytes;
+  if (at + a.size <= page_bytes) {
+    return used;  // already within one page
+  }
+  return used + (a.offset + page_bytes - at) % page_bytes;
+}
 
 rings::tx_parser_limits limits_of(const queue_tuning& t) {
   rings::tx_parser_limits l;
@@ -39,12 +70,15 @@ tx_path::tx_path(queue_context ctx, rings::tx_back_ring& ring)
       last_req_prod_(ring.req_cons()),
       buf_(tx_buffer_bytes) {
   packets_.reserve(rings::tx_back_ring::size);
-  segs_.reserve(rings::tx_back_ring::size);
   seg_packet_.reserve(rings::tx_back_ring::size);
 }
 
-tx_sweep_result tx_path::sweep(clock::time_point now) {
+tx_sweep_result tx_path::plan(clock::time_point now, copy_batch& batch) {
   cur_ = tx_sweep_result{};
+  packets_.clear();
+  seg_packet_.clear();
+  copies_ = &batch;
+  first_seg_ = batch.size();
   const std::uint32_t req_prod = ring_.load_req_prod();
   cur_.new_requests = req_prod != last_req_prod_;
   last_req_prod_ = req_prod;
@@ -59,17 +93,27 @@ tx_sweep_result tx_path::sweep(clock::time_point now) {
   }
   // Copy once: every later decision uses window_ only (XSA-155).
   ring_.copy_requests(std::span(window_).first(n));
-  packets_.clear();
-  segs_.clear();
-  seg_packet_.clear();
   buf_used_ = 0;
   const std::uint32_t planned = plan_packets(n, now);
   if (cur_.fault != nullptr) {
-    return cur_;  // hostile frontend: nothing consumed, nothing answered
+    // Hostile frontend: nothing consumed, nothing answered, nothing to copy.
+    packets_.clear();
+    seg_packet_.clear();
+    batch.truncate(first_seg_);
+    return cur_;
   }
   ring_.consume(planned);
   bump(ctx_.counters.tx_requests, planned);
-  copy_batch();
+  cur_.consumed = planned;
+  cur_.more = cur_.more || (planned < n && !cur_.throttled);
+  return cur_;
+}
+
+tx_sweep_result tx_path::complete(const copy_batch& batch) {
+  if (packets_.empty()) {
+    return cur_;
+  }
+  check_copies(batch);
   for (pending_packet& pkt : packets_) {
     deliver(pkt);
   }
@@ -79,12 +123,9 @@ tx_sweep_result tx_path::sweep(clock::time_point now) {
   for (const pending_packet& pkt : packets_) {
     respond(pkt);
   }
-  cur_.consumed = planned;
-  cur_.more = cur_.more || (planned < n && !cur_.throttled);
-  if (planned > 0) {
-    const bool asked = ctx_.tx_responses.commit(ring_);
-    cur_.notify = asked || ctx_.config.tuning.notify_always;
-  }
+  const bool asked = ctx_.tx_responses.commit(ring_);
+  cur_.notify = asked || ctx_.config.tuning.notify_always;
+  packets_.clear();
   return cur_;
 }
 
@@ -118,7 +159,8 @@ bool tx_path::plan_one(const rings::tx_parse_result& p, std::uint32_t pos, clock
   } else if (pkt.mcast != rings::tx_mcast_op::none) {
     out.status = apply_mcast(pkt);
   } else {
-    if (buf_.size() - buf_used_ < pkt.total_size) {
+    const std::uint32_t start = placement_for(pkt, buf_used_);
+    if (std::size_t{start} + pkt.total_size > buf_.size()) {
       cur_.more = true;  // the next sweep starts with this packet
       return false;
     }
@@ -128,27 +170,27 @@ bool tx_path::plan_one(const rings::tx_parse_result& p, std::uint32_t pos, clock
       return false;
     }
     out.send = true;
-    out.buf_off = buf_used_;
+    out.buf_off = start;
     out.len = pkt.total_size;
     out.offload =
         rings::tx_offload{pkt.csum_blank, pkt.data_validated,
                           pkt.has_gso ? pkt.gso_type : rings::gso_type::none, pkt.gso_size};
-    buf_used_ += pkt.total_size;
-    plan_copies(pkt, static_cast<std::uint32_t>(packets_.size()));
+    buf_used_ = start + pkt.total_size;
+    plan_copies(pkt, static_cast<std::uint32_t>(packets_.size()), start);
   }
   packets_.push_back(out);
   return true;
 }
 
-void tx_path::plan_copies(const rings::tx_packet& pkt, std::uint32_t packet_index) {
-  std::uint32_t off = buf_used_ - pkt.total_size;
+void tx_path::plan_copies(const rings::tx_packet& pkt, std::uint32_t packet_index,
+                          std::uint32_t off) {
   for (std::uint32_t i = 0; i < pkt.segment_count; ++i) {
     const rings::tx_segment& s = pkt.segments[i];
     platform::grant_copy_segment seg = foreign_segment(ctx_.config.frontend, s.gref, s.offset);
     seg.dest.virt = buf_.data() + off;
     seg.len = s.size;
     seg.flags = GNTCOPY_source_gref;
-    segs_.push_back(seg);
+    copies_->add(seg);
     seg_packet_.push_back(packet_index);
     off += s.size;
   }
@@ -195,15 +237,10 @@ void tx_path::count_drop(rings::tx_error e) {
                            ctx_.config.name, rings::to_string(e));
 }
 
-void tx_path::copy_batch() {
-  if (segs_.empty()) {
-    return;
-  }
-  bump(ctx_.counters.grant_copy_calls);
-  bump(ctx_.counters.grant_copy_segments, segs_.size());
-  (void)ctx_.grants.copy(segs_);  // a whole-call failure also sets every status
-  for (std::size_t i = 0; i < segs_.size(); ++i) {
-    if (segs_[i].status == GNTST_okay) {
+void tx_path::check_copies(const copy_batch& batch) {
+  const auto segs = batch.range(first_seg_, seg_packet_.size());
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    if (segs[i].status == GNTST_okay) {
       continue;
     }
     bump(ctx_.counters.grant_copy_errors);
@@ -214,7 +251,7 @@ void tx_path::copy_batch() {
       bump(ctx_.counters.tx_drops_grant_copy);
       bump(ctx_.counters.tx_errors);
       UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: TX grant copy failed: status {}",
-                               ctx_.config.name, segs_[i].status);
+                               ctx_.config.name, segs[i].status);
     }
   }
 }

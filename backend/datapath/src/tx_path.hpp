@@ -1,12 +1,14 @@
 #pragma once
-// Guest TX (frontend -> TAP) for one queue. A sweep:
+// Guest TX (frontend -> TAP) for one queue. A sweep has two halves around
+// the worker step's one grant-copy call (copy_batch.hpp):
+//   plan():
 //   1. reads req_prod once and copies every unconsumed request (<= 256) into
 //      a private window (the shared ring is never read again for them);
 //   2. parses packets from the window with rings::parse_tx_packet, at most
-//      tx_batch slots, and plans one grant copy per non-empty data slot into
-//      a contiguous private buffer per packet (XSA-423);
-//   3. issues ONE grant-copy call for the whole sweep and checks every
-//      segment's status;
+//      tx_batch slots, and adds one grant copy per non-empty data slot into
+//      a contiguous private buffer per packet (XSA-423) to the step's batch;
+//   complete(), after the batch was issued:
+//   3. checks every one of its segments' status;
 //   4. builds each packet's vnet header from the private copy and writes
 //      header + frame to the TAP;
 //   5. answers every consumed slot (NETIF_RSP_NULL for extras), pushes, and
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "copy_batch.hpp"
 #include "credit.hpp"
 #include "page_buffer.hpp"
 #include "queue_context.hpp"
@@ -40,8 +43,11 @@ class tx_path {
  public:
   tx_path(queue_context ctx, rings::tx_back_ring& ring);
 
-  /// One bounded sweep over the TX ring.
-  [[nodiscard]] tx_sweep_result sweep(clock::time_point now);
+  /// The first half of a bounded sweep: consumes and plans; its copies go
+  /// into `batch`. A fault leaves the ring untouched and nothing planned.
+  [[nodiscard]] tx_sweep_result plan(clock::time_point now, copy_batch& batch);
+  /// The second half, after `batch` was issued: sends and answers.
+  [[nodiscard]] tx_sweep_result complete(const copy_batch& batch);
   /// Before sleeping: arms req_event; true if requests arrived meanwhile.
   /// A producer overflow is reported through `fault` on the next sweep.
   [[nodiscard]] bool final_check();
@@ -66,10 +72,10 @@ class tx_path {
   /// Plans one parsed packet; false when a bound (credit, buffer) stops the sweep.
   [[nodiscard]] bool plan_one(const rings::tx_parse_result& p, std::uint32_t pos,
                               clock::time_point now);
-  void plan_copies(const rings::tx_packet& pkt, std::uint32_t packet_index);
+  void plan_copies(const rings::tx_packet& pkt, std::uint32_t packet_index, std::uint32_t off);
   [[nodiscard]] std::int16_t apply_mcast(const rings::tx_packet& pkt);
   void count_drop(rings::tx_error e);
-  void copy_batch();
+  void check_copies(const copy_batch& batch);
   void deliver(pending_packet& pkt);
   void respond(const pending_packet& pkt);
 
@@ -80,10 +86,11 @@ class tx_path {
   std::uint32_t last_req_prod_ = 0;
   tx_sweep_result cur_;  ///< the sweep in progress
   std::array<rings::tx_request, rings::tx_back_ring::size> window_{};
-  std::vector<pending_packet> packets_;             // capacity: ring size
-  std::vector<platform::grant_copy_segment> segs_;  // capacity: ring size
-  std::vector<std::uint32_t> seg_packet_;           // packet index of each segment
-  page_buffer buf_;                                 // contiguous private packet copies
+  std::vector<pending_packet> packets_;    // capacity: ring size
+  copy_batch* copies_ = nullptr;           // the step's, between plan() and complete()
+  std::size_t first_seg_ = 0;              // our first segment in it
+  std::vector<std::uint32_t> seg_packet_;  // packet index of each of our segments
+  page_buffer buf_;                        // contiguous private packet copies
   std::uint32_t buf_used_ = 0;
 };
 

@@ -3,8 +3,12 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
-#include <thread>
+#include <optional>
+#include <system_error>
+
+#include "tap_errors.hpp"
 
 namespace unetback::datapath {
 
@@ -18,52 +22,105 @@ worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
       tx_(ctx, rings.tx),
       rx_(ctx, rings.rx),
       pump_(rings.channel, ctx.counters),
-      window_(std::chrono::microseconds(ctx.config.tuning.poll_us)) {}
+      window_(std::chrono::microseconds(ctx.config.tuning.poll_us)),
+      budget_(ctx.config.tuning.poll_budget_pct),
+      steal_(ctx.config.tuning.poll_max_steal_pct) {}
 
 const char* worker::run() {
+  readiness ready;  // the first step looks at everything
   clock::time_point last_work = clock::now();
+  std::optional<clock::time_point> spin_from;  // the previous iteration was a spin
   while (!stopping_.load(std::memory_order_acquire)) {
-    const clock::time_point now = clock::now();
-    pump_.on_timer(now);
-    (void)pump_.drain();
-    const tx_sweep_result tx = tx_.sweep(now);
-    if (tx.fault != nullptr) {
-      return tx.fault;
+    // The precise clock only while busy-polling may pay: its windows are
+    // microseconds, every other timer here is milliseconds.
+    const clock::time_point now = spin_possible_ ? clock::now() : coarse_now();
+    if (spin_from) {
+      budget_.charge(now, now - *spin_from);
+      spin_from.reset();
     }
-    const rx_sweep_result rx = rx_.sweep(now);
-    if (rx.fault != nullptr) {
-      return rx.fault;
+    const step_result r = step(now, ready);
+    if (r.fault != nullptr) {
+      return r.fault;
     }
-    notify(tx, rx);
-    publish();
-    const bool work = tx.consumed > 0 || rx.delivered > 0;
-    pump_.settle(work || tx.new_requests || rx.new_requests, now);
-    if (work || tx.more || rx.more) {
-      if (work && slept_) {
+    if (r.worked) {
+      if (slept_) {
         window_.on_wake_with_work(now - last_work);  // a wake-up a longer spin could have saved?
         slept_ = false;
       }
       last_work = now;
-      continue;  // bounded sweeps: go round again before sleeping
     }
-    if (busy_polling(now, last_work)) {
-      // Spinning must not starve dom0's own threads on the same vCPU (the lab's
-      // iperf3 receiver fell 2-4x at 2 queues with two spinning workers).
-      std::this_thread::yield();
+    if (r.again) {
+      ready = readiness{false, r.tap_more};  // bounded sweeps: go round again
       continue;
     }
-    // Final check (ring.h RING_FINAL_CHECK_FOR_REQUESTS): arm the event
-    // thresholds, then look once more before sleeping.
-    if (!tx.throttled && tx_.final_check()) {
+    if (may_spin(now, last_work)) {
+      // The guest's requests show in its ring without a kick (req_event is
+      // not re-armed while spinning); frames in the TAP need one look.
+      spin_from = now;
+      ready = wait(0);
       continue;
     }
-    if (rx_.final_check()) {
+    if (final_check()) {
+      ready = readiness{false, false};
       continue;
     }
-    sleep(tx.throttled);
+    ready = wait(poll_timeout_ms(now));
     slept_ = true;
   }
   return nullptr;
+}
+
+step_result worker::step(clock::time_point now, readiness ready) {
+  pump_.on_timer(now);
+  if (ready.events) {
+    (void)pump_.drain();
+  }
+  // TX first, to the end: the frames it writes to the TAP run the host's
+  // stack in this thread, and what that sends back (the ACKs of a guest's
+  // stream, the data a host sender had waited to send) is then in the TAP
+  // for the RX sweep to take in the same step. One grant-copy call for both
+  // directions would need the TAP reads before the writes, and measured
+  // worse for that (docs/performance.md, "Levers").
+  copies_.clear();
+  const tx_sweep_result tx_planned = tx_.plan(now, copies_);
+  if (tx_planned.fault != nullptr) {
+    return step_result{tx_planned.fault, fault_source::tx_ring};
+  }
+  copies_.issue(ctx_.grants, ctx_.counters);
+  const tx_sweep_result tx = tx_.complete(copies_);
+  if (tx.fault != nullptr) {
+    notify(tx, rx_sweep_result{});
+    return step_result{tx.fault, fault_source::tap};  // answered; the TAP is gone
+  }
+  copies_.clear();
+  const rx_sweep_result rx_planned = rx_.plan(now, ready.tap, copies_);
+  if (rx_planned.fault != nullptr) {
+    notify(tx, rx_sweep_result{});
+    const bool tap = rx_planned.fault == tap_gone_fault;
+    return step_result{rx_planned.fault, tap ? fault_source::tap : fault_source::rx_ring};
+  }
+  copies_.issue(ctx_.grants, ctx_.counters);
+  const rx_sweep_result rx = rx_.complete(copies_);
+  notify(tx, rx);
+  publish();
+  tx_throttled_ = tx.throttled;
+  step_result r;
+  r.worked = tx.consumed > 0 || rx.delivered > 0;
+  // Events are judged by real work since the last judged drain: indices a
+  // guest moves without anything to do do not keep the storm backoff away.
+  pump_.settle(r.worked || rx.slots_arrived, now);
+  r.tap_more = rx.more;
+  r.again = tx.more || rx.more;
+  return r;
+}
+
+bool worker::final_check() {
+  // ring.h RING_FINAL_CHECK_FOR_REQUESTS: arm the event thresholds, then look
+  // once more before sleeping.
+  if (!tx_throttled_ && tx_.final_check()) {
+    return true;
+  }
+  return rx_.final_check();
 }
 
 void worker::notify(const tx_sweep_result& tx, const rx_sweep_result& rx) {
@@ -85,17 +142,18 @@ void worker::publish() {
   published_.rx_rsp_prod_pvt.store(rings_.rx.rsp_prod_pvt(), std::memory_order_relaxed);
 }
 
-bool worker::busy_polling(clock::time_point now, clock::time_point last_work) const {
-  const std::chrono::microseconds budget = window_.window();
-  return budget.count() > 0 && now - last_work < budget;
+bool worker::may_spin(clock::time_point now, clock::time_point last_work) {
+  spin_possible_ = ctx_.config.tuning.poll_us > 0 && !steal_.contended(now);
+  const std::chrono::microseconds window = window_.window();
+  return spin_possible_ && window.count() > 0 && now - last_work < window && budget_.allows(now);
 }
 
-int worker::poll_timeout_ms(clock::time_point now, bool tx_throttled) const {
+int worker::poll_timeout_ms(clock::time_point now) const {
   std::optional<clock::time_point> deadline = pump_.unmask_deadline();
   const auto earliest = [&deadline](clock::time_point t) {
     deadline = deadline ? std::min(*deadline, t) : t;
   };
-  if (tx_throttled) {
+  if (tx_throttled_) {
     earliest(tx_.credit_ready_at());
   }
   if (const auto stall = rx_.stall_deadline()) {
@@ -111,25 +169,35 @@ int worker::poll_timeout_ms(clock::time_point now, bool tx_throttled) const {
   return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 60'000));
 }
 
-void worker::sleep(bool tx_throttled) {
+readiness worker::wait(int timeout_ms) {
   std::array<pollfd, 3> fds{};
   fds[0] = pollfd{stop_fd_, POLLIN, 0};
   nfds_t count = 1;
   // During an event-storm backoff (XSA-332) the storming port stays masked
-  // until the deadline, which bounds the timeout below: do not wake for the
+  // until the deadline, which bounds the timeout: do not wake for the
   // event-channel fd meanwhile (a masked port raises nothing on Xen; in the
   // sim a guest could keep the fd readable and make every doorbell a loop).
+  int events_at = -1;
+  int tap_at = -1;
   if (!pump_.unmask_deadline()) {
+    events_at = static_cast<int>(count);
     fds[count++] = pollfd{rings_.channel.fd(), POLLIN, 0};
   }
   if (rx_.wants_tap()) {
+    tap_at = static_cast<int>(count);
     fds[count++] = pollfd{ctx_.tap.fd(), POLLIN, 0};
   }
-  const int timeout = poll_timeout_ms(clock::now(), tx_throttled);
-  const int rc = ::poll(fds.data(), count, timeout);
-  if (rc < 0 && errno != EINTR) {
-    throw std::system_error(errno, std::generic_category(), "poll");
+  const int rc = ::poll(fds.data(), count, timeout_ms);
+  if (rc < 0) {
+    if (errno != EINTR) {
+      throw std::system_error(errno, std::generic_category(), "poll");
+    }
+    return readiness{};  // interrupted: look at everything
   }
+  const auto ready_at = [&fds](int i) {
+    return i >= 0 && (fds[static_cast<std::size_t>(i)].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
+  };
+  return readiness{ready_at(events_at), ready_at(tap_at)};
 }
 
 }  // namespace unetback::datapath

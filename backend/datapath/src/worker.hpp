@@ -1,7 +1,13 @@
 #pragma once
-// The queue worker's loop: bounded sweeps of TX and RX, notifications, the
-// final-check idiom, adaptive busy-polling (poll_window.hpp), then poll() on the event-channel fd,
-// the stop eventfd and (only while RX buffers are posted) the TAP fd.
+// The queue worker. One step() is one bounded sweep of TX and RX with its
+// notifications and event accounting; run() is the thread's loop around it:
+// step again while work remains, else busy-poll (while it pays: poll_window,
+// spin_budget, steal_meter) or arm the rings' event thresholds, look once
+// more (ring.h's final check) and sleep in poll() on the event-channel fd,
+// the stop eventfd and (only while RX buffers are posted) the TAP fd. What
+// poll() reports decides what the next step reads: a read that would find
+// nothing is a system call for nothing, and on a PV dom0 every system call
+// passes through the hypervisor (docs/performance.md, "Cost account").
 
 #include <atomic>
 #include <cstdint>
@@ -10,6 +16,8 @@
 #include "poll_window.hpp"
 #include "queue_context.hpp"
 #include "rx_path.hpp"
+#include "spin_budget.hpp"
+#include "steal_meter.hpp"
 #include "tx_path.hpp"
 
 namespace unetback::datapath {
@@ -32,6 +40,24 @@ struct worker_rings {
   evtchn_port rx_port;
 };
 
+/// What the worker's fds may hold (from poll(); true: look).
+struct readiness {
+  bool events = true;  ///< the event-channel fd may have pending ports
+  bool tap = true;     ///< the TAP queue may hold frames
+};
+
+/// Where a fault was found: a ring (the frontend's doing) or the TAP (the host's).
+enum class fault_source : std::uint8_t { none, tx_ring, rx_ring, tap };
+
+/// What one step did.
+struct step_result {
+  const char* fault = nullptr;  ///< hostile frontend: the rings were not touched after it
+  fault_source source = fault_source::none;  ///< a faulting ring's indices are as they were
+  bool again = false;                        ///< a sweep stopped at a bound: step again at once
+  bool worked = false;                       ///< requests consumed or packets delivered
+  bool tap_more = false;                     ///< the RX sweep stopped with frames left in the TAP
+};
+
 class worker {
  public:
   /// Interval at which a frontend without feature-rx-notify is polled for
@@ -45,12 +71,20 @@ class worker {
   /// hostile (returns the reason; the rings were not touched after it).
   [[nodiscard]] const char* run();
 
+  /// One sweep of both rings at `now`, reading only what `ready` allows.
+  [[nodiscard]] step_result step(clock::time_point now, readiness ready);
+  /// Before sleeping: arms the rings' event thresholds and looks once more;
+  /// true if work arrived meanwhile (step again instead of sleeping).
+  [[nodiscard]] bool final_check();
+  /// How long a sleep may last (ms, -1: until an fd is ready) at `now`.
+  [[nodiscard]] int poll_timeout_ms(clock::time_point now) const;
+
  private:
   void notify(const tx_sweep_result& tx, const rx_sweep_result& rx);
   void publish();
-  [[nodiscard]] bool busy_polling(clock::time_point now, clock::time_point last_work) const;
-  [[nodiscard]] int poll_timeout_ms(clock::time_point now, bool tx_throttled) const;
-  void sleep(bool tx_throttled);
+  [[nodiscard]] bool may_spin(clock::time_point now, clock::time_point last_work);
+  /// poll() on the worker's fds for at most timeout_ms (0: just look).
+  [[nodiscard]] readiness wait(int timeout_ms);
 
   queue_context ctx_;
   worker_rings rings_;
@@ -59,8 +93,14 @@ class worker {
   published_indices& published_;
   tx_path tx_;
   rx_path rx_;
+  copy_batch copies_;  ///< the step's grant copies, both directions
   event_pump pump_;
-  poll_window window_;  ///< adaptive busy-poll, at most tuning.poll_us
+  poll_window window_;         ///< adaptive busy-poll, at most tuning.poll_us
+  spin_budget budget_;         ///< at most tuning.poll_budget_pct of the time
+  steal_meter steal_;          ///< no spinning while the hypervisor is overcommitted
+  bool tx_throttled_ = false;  ///< the last TX sweep ran out of `rate` credit
+  /// Busy-polling is on and the host not overcommitted: time is read precisely.
+  bool spin_possible_ = true;
   bool slept_ = false;  ///< the worker slept since its last work
 };
 

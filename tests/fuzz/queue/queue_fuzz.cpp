@@ -7,9 +7,10 @@
 //   * the host: injects frames (with any vnet header) into the TAP, drains
 //     what the backend wrote to it, drives the control-ring handler and the
 //     multicast filter of the vif;
-//   * the backend: one iteration of the worker's loop (drain events, TX
-//     sweep, RX sweep, settle/backoff, final checks), time passing.
-// It runs the REAL data-path code (tx_path, rx_path, event_pump of
+//   * the backend: one step of the worker (worker::step: events, TX and RX
+//     sweeps with their one grant-copy call, settle/backoff), its final
+//     check, time passing; what the step may read is what poll() would say.
+// It runs the REAL data-path code (worker, tx_path, rx_path, event_pump of
 // backend/datapath/src) over the in-process fakes of tests/unit/datapath
 // (fake_platform.hpp: guest memory, grant copies, event channels) with a
 // SOCK_SEQPACKET socketpair as the TAP, single-threaded and deterministic
@@ -24,10 +25,12 @@
 //   * frames written to the TAP carry a vnet header and >= ETH_HLEN bytes,
 //     <= 65535.
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -38,15 +41,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include "event_pump.hpp"
 #include "fake_platform.hpp"
 #include "queue_context.hpp"
-#include "rx_path.hpp"
-#include "tx_path.hpp"
 #include "unetback/datapath/socket_frame_port.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/sim/netfront/rx_assembler.hpp"
+#include "worker.hpp"
 
 namespace {
 
@@ -149,9 +150,8 @@ class queue_under_fuzz {
     tx_ring_ = tx_back.value();
     rx_ring_ = rx_back.value();
     const queue_context ctx{config_, counters_, *shared_, grants_, *tap_, tx_journal_, rx_journal_};
-    tx_ = std::make_unique<tx_path>(ctx, tx_ring_);
-    rx_ = std::make_unique<rx_path>(ctx, rx_ring_);
-    pump_ = std::make_unique<event_pump>(channel_, counters_);
+    const worker_rings wr{tx_ring_, rx_ring_, channel_, config_.tx_port, config_.rx_port};
+    worker_ = std::make_unique<worker>(ctx, wr, -1, stopping_, published_);
     ctrl_ = std::make_unique<rings::ctrl_handler>(num_queues_);
   }
   ~queue_under_fuzz() { ::close(peer_); }
@@ -421,54 +421,57 @@ class queue_under_fuzz {
     }
   }
 
-  /// One iteration of the worker's loop, with the invariants checked.
+  /// One step of the worker and its final check, with the invariants checked.
   void step() {
     if (faulted_) {
       return;  // a worker stops touching the rings after a fault
     }
-    (void)pump_->drain();
-    if (!tx_sweep() || !rx_sweep()) {
+    const ring_indices tx_before = indices(tx_ring_.req_cons(), tx_ref_);
+    const ring_indices rx_before = indices(rx_ring_.req_cons(), rx_ref_);
+    const step_result r =
+        worker_->step(now_, readiness{readable(channel_.fd()), readable(tap_->fd())});
+    if (r.fault != nullptr) {
+      // The faulting ring was left as it was; the other one answered all it took.
+      const bool tx = r.source == fault_source::tx_ring;
+      require(r.source == fault_source::tx_ring || r.source == fault_source::rx_ring);
+      const ring_indices after =
+          indices(tx ? tx_ring_.req_cons() : rx_ring_.req_cons(), tx ? tx_ref_ : rx_ref_);
+      const ring_indices& before = tx ? tx_before : rx_before;
+      require(after.req_cons == before.req_cons && (aliased_ || after.rsp_prod == before.rsp_prod));
+      require(tx_ring_.rsp_prod_pvt() == tx_ring_.req_cons());
+      faulted_ = true;
       return;
     }
-    pump_->settle(last_tx_.new_requests || last_rx_.new_requests, now_);
-    pump_->on_timer(now_);
-    (void)tx_->final_check();
-    (void)rx_->final_check();
+    check_ring(tx_ring_.req_cons(), tx_ring_.rsp_prod_pvt(), tx_ref_, tx_before.req_prod);
+    check_ring(rx_ring_.req_cons(), rx_ring_.rsp_prod_pvt(), rx_ref_, rx_before.req_prod);
+    (void)worker_->final_check();
   }
 
-  bool tx_sweep() {
-    const std::uint32_t cons = tx_ring_.req_cons();
-    const std::uint32_t rsp = std::atomic_ref<std::uint32_t>(header(tx_ref_).rsp_prod).load();
-    const std::uint32_t published = std::atomic_ref<std::uint32_t>(header(tx_ref_).req_prod).load();
-    last_tx_ = tx_->sweep(now_);
-    if (last_tx_.fault != nullptr) {
-      require(tx_ring_.req_cons() == cons);
-      require(std::atomic_ref<std::uint32_t>(header(tx_ref_).rsp_prod).load() == rsp);
-      faulted_ = true;
-      return false;
-    }
-    require(tx_ring_.rsp_prod_pvt() == tx_ring_.req_cons());  // every consumed slot answered
-    require(static_cast<std::uint32_t>(published - tx_ring_.req_cons()) <= 256U);
-    require(aliased_ || last_tx_.consumed == 0 ||
-            std::atomic_ref<std::uint32_t>(header(tx_ref_).rsp_prod).load() ==
-                tx_ring_.rsp_prod_pvt());
-    return true;
+  struct ring_indices {
+    std::uint32_t req_cons = 0;
+    std::uint32_t rsp_prod = 0;
+    std::uint32_t req_prod = 0;  ///< as published before the step
+    bool operator==(const ring_indices&) const = default;
+  };
+  ring_indices indices(std::uint32_t req_cons, std::uint32_t ref) {
+    return {req_cons, std::atomic_ref<std::uint32_t>(header(ref).rsp_prod).load(),
+            std::atomic_ref<std::uint32_t>(header(ref).req_prod).load()};
   }
 
-  bool rx_sweep() {
-    const std::uint32_t cons = rx_ring_.req_cons();
-    const std::uint32_t rsp = std::atomic_ref<std::uint32_t>(header(rx_ref_).rsp_prod).load();
-    const std::uint32_t published = std::atomic_ref<std::uint32_t>(header(rx_ref_).req_prod).load();
-    last_rx_ = rx_->sweep(now_);
-    if (last_rx_.fault != nullptr) {
-      require(rx_ring_.req_cons() == cons);
-      require(std::atomic_ref<std::uint32_t>(header(rx_ref_).rsp_prod).load() == rsp);
-      faulted_ = true;
-      return false;
-    }
-    require(rx_ring_.rsp_prod_pvt() == rx_ring_.req_cons());
-    require(static_cast<std::uint32_t>(published - rx_ring_.req_cons()) <= 256U);
-    return true;
+  /// Every consumed slot answered and published, never past the req_prod the
+  /// step began with (a guest offering its own ring page as an RX buffer has
+  /// the step's RX copies overwrite the TX ring after TX read it).
+  void check_ring(std::uint32_t req_cons, std::uint32_t rsp_prod_pvt, std::uint32_t ref,
+                  std::uint32_t published) {
+    require(rsp_prod_pvt == req_cons);
+    require(static_cast<std::uint32_t>(published - req_cons) <= 256U);
+    require(aliased_ ||
+            std::atomic_ref<std::uint32_t>(header(ref).rsp_prod).load() == rsp_prod_pvt);
+  }
+
+  static bool readable(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
   }
 
   void read_tx_responses() {
@@ -537,9 +540,9 @@ class queue_under_fuzz {
   std::unique_ptr<vif_shared_state> shared_;
   rings::tx_back_ring tx_ring_;
   rings::rx_back_ring rx_ring_;
-  std::unique_ptr<tx_path> tx_;
-  std::unique_ptr<rx_path> rx_;
-  std::unique_ptr<event_pump> pump_;
+  std::atomic<bool> stopping_{false};
+  published_indices published_;
+  std::unique_ptr<worker> worker_;
   std::unique_ptr<rings::ctrl_handler> ctrl_;
   sim::rx_assembler assembler_;
   clock::time_point now_{std::chrono::seconds(1000)};
@@ -547,8 +550,6 @@ class queue_under_fuzz {
   std::uint32_t rx_prod_ = 0;
   std::uint32_t tx_rsp_cons_ = 0;
   std::uint32_t rx_rsp_cons_ = 0;
-  tx_sweep_result last_tx_;
-  rx_sweep_result last_rx_;
   bool faulted_ = false;
   bool aliased_ = false;
 };

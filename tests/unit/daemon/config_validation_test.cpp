@@ -48,6 +48,8 @@ constexpr std::array key_cases{
     key_case{"max-queues", "0", "4.0", "1..64", true},
     key_case{"poll-us", "1000001", "true", "0..1000000", true},
     key_case{"poll-us", "-1", "[50]", "0..1000000", true},
+    key_case{"poll-budget-pct", "101", "\"25%\"", "0..100", true},
+    key_case{"poll-max-steal-pct", "-1", "5.5", "0..100", true},
     key_case{"tx-batch", "257", "64.5", "1..256", true},
     key_case{"tx-batch", "0", "\"64\"", "1..256", true},
     key_case{"rx-batch", "257", "false", "1..256", true},

@@ -36,7 +36,10 @@ struct vif_options {
   unsigned max_queues = 8;               ///< multi-queue-max-queues we advertise (1..64)
   bool wait_for_hotplug = true;          ///< false: Connected without hotplug-status; we bridge
   std::uint32_t max_xdp_headroom = 512;  ///< upper bound for the frontend's xdp-headroom
-  datapath::queue_tuning tuning;         ///< per-queue defaults (rate comes from `rate`)
+  /// Offer feature-split-event-channels (netif.h: separate TX and RX event
+  /// channels per queue); false: the frontend uses one channel per queue.
+  bool split_event_channels = true;
+  datapath::queue_tuning tuning;  ///< per-queue defaults (rate comes from `rate`)
 };
 
 /// What the supervisor shares with its vifs.

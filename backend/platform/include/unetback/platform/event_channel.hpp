@@ -2,7 +2,9 @@
 // The event-channel seam (xenevtchn.h semantics): interdomain binding, kicks,
 // and a pollable fd whose pending ports are masked until unmasked.
 
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <system_error>
 
 #include "unetback/rings/ids.hpp"
@@ -30,6 +32,33 @@ class event_channel {
   /// Re-enables delivery for `local`; an event latched while masked is
   /// delivered again after this call.
   virtual void unmask(evtchn_port local) = 0;
+
+  /// Takes up to out.size() pending ports (each now masked); returns how many.
+  /// Never blocks. A platform overrides it where one call can take several.
+  virtual std::size_t take_pending(std::span<evtchn_port> out) {
+    std::size_t n = 0;
+    while (n < out.size()) {
+      const auto p = pending();
+      if (!p) {
+        break;
+      }
+      out[n++] = *p;
+    }
+    return n;
+  }
+  /// Has the events of every port bound on this handle delivered to one CPU,
+  /// and returns it: the thread that waits on fd() then runs there too, so a
+  /// kick wakes it without a cross-CPU wake-up (on a PV dom0 that is a vCPU
+  /// woken through the hypervisor: docs/performance.md, "Cost account").
+  /// nullopt where the platform cannot (no interrupts to steer).
+  virtual std::optional<unsigned> colocate() { return std::nullopt; }
+
+  /// Unmasks every port of `ports`, as unmask() does one.
+  virtual void unmask_all(std::span<const evtchn_port> ports) {
+    for (const evtchn_port p : ports) {
+      unmask(p);
+    }
+  }
 };
 
 }  // namespace unetback::platform
