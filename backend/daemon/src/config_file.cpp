@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <charconv>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +25,14 @@ long long integer(const toml::node& n, const std::string& where, range r) {
     bad(where, "must be an integer in " + std::to_string(r.lo) + ".." + std::to_string(r.hi));
   }
   return *v;
+}
+
+long long poll_us_text(const toml::node& n, const std::string& where) {
+  try {
+    return parse_poll_us(*n.value<std::string>());
+  } catch (const std::invalid_argument& e) {
+    bad(where, e.what());
+  }
 }
 
 bool boolean(const toml::node& n, const std::string& where) {
@@ -49,13 +58,11 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
   } else if (key == "wait-for-hotplug") {
     o.wait_for_hotplug = boolean(n, where);
   } else if (key == "poll-us") {
-    o.poll_us = integer(n, where, poll_us_range);
+    o.poll_us = n.is_string() ? poll_us_text(n, where) : integer(n, where, poll_us_range);
   } else if (key == "poll-budget-pct") {
     o.poll_budget_pct = integer(n, where, percent_range);
   } else if (key == "poll-max-steal-pct") {
     o.poll_max_steal_pct = integer(n, where, percent_range);
-  } else if (key == "pin-workers") {
-    o.pin_workers = boolean(n, where);
   } else if (key == "split-event-channels") {
     o.split_event_channels = boolean(n, where);
   } else if (key == "tx-batch") {
@@ -187,6 +194,21 @@ std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> vif_tables(const tom
 }
 
 }  // namespace
+
+long long parse_poll_us(std::string_view text) {
+  if (text == "auto") {
+    return poll_us_auto;
+  }
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || v < poll_us_range.lo ||
+      v > poll_us_range.hi) {
+    throw std::invalid_argument("must be auto or an integer in " +
+                                std::to_string(poll_us_range.lo) + ".." +
+                                std::to_string(poll_us_range.hi));
+  }
+  return v;
+}
 
 settings_layer read_config_file(const std::string& path, bool optional_file) {
   settings_layer s;

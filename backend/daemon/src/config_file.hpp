@@ -4,12 +4,11 @@
 // line, then per-vif tables on top of the result.
 //   [daemon]            platform, log-level, log-target, max-queues,
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
-//                       poll-budget-pct, poll-max-steal-pct, pin-workers,
-//                       split-event-channels,
+//                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
 //                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
 //                       sim-dir, xenstore, control-socket, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
-//                       poll-max-steal-pct, pin-workers, split-event-channels, tx-batch,
+//                       poll-max-steal-pct, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms
 // Unknown sections and keys are errors naming them.
 
@@ -18,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "unetback/daemon/options.hpp"
@@ -31,6 +31,8 @@ struct range {
 };
 inline constexpr range max_queues_range{1, 64};
 inline constexpr range poll_us_range{0, 1'000'000};
+/// poll-us = "auto" (a few wake-ups of this host) in a settings layer.
+inline constexpr long long poll_us_auto = -1;
 inline constexpr range percent_range{0, 100};
 inline constexpr range batch_range{1, 256};
 inline constexpr range backlog_range{65'536, 1LL << 30};
@@ -44,7 +46,6 @@ struct vif_overrides {
   std::optional<long long> poll_us;
   std::optional<long long> poll_budget_pct;
   std::optional<long long> poll_max_steal_pct;
-  std::optional<bool> pin_workers;
   std::optional<bool> split_event_channels;
   std::optional<long long> tx_batch;
   std::optional<long long> rx_batch;
@@ -67,6 +68,10 @@ struct settings_layer {
   vif_overrides vif;
   std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> per_vif;
 };
+
+/// poll-us as text: "auto", or microseconds in poll_us_range. Throws
+/// std::invalid_argument saying what is allowed.
+[[nodiscard]] long long parse_poll_us(std::string_view text);
 
 /// Reads the file. A missing file gives an empty layer when `optional_file`.
 /// Throws std::invalid_argument naming the file and the key.

@@ -37,7 +37,6 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.poll_us, over.vif.poll_us);
   take(base.vif.poll_budget_pct, over.vif.poll_budget_pct);
   take(base.vif.poll_max_steal_pct, over.vif.poll_max_steal_pct);
-  take(base.vif.pin_workers, over.vif.pin_workers);
   take(base.vif.split_event_channels, over.vif.split_event_channels);
   take(base.vif.tx_batch, over.vif.tx_batch);
   take(base.vif.rx_batch, over.vif.rx_batch);
@@ -53,12 +52,14 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
 control::vif_options applied(control::vif_options v, const vif_overrides& o) {
   v.max_queues = static_cast<unsigned>(o.max_queues.value_or(v.max_queues));
   v.wait_for_hotplug = o.wait_for_hotplug.value_or(v.wait_for_hotplug);
-  v.tuning.poll_us = static_cast<std::uint32_t>(o.poll_us.value_or(v.tuning.poll_us));
+  if (o.poll_us) {
+    v.tuning.poll_us = *o.poll_us == poll_us_auto ? datapath::queue_tuning::poll_us_auto
+                                                  : static_cast<std::uint32_t>(*o.poll_us);
+  }
   v.tuning.poll_budget_pct =
       static_cast<std::uint32_t>(o.poll_budget_pct.value_or(v.tuning.poll_budget_pct));
   v.tuning.poll_max_steal_pct =
       static_cast<std::uint32_t>(o.poll_max_steal_pct.value_or(v.tuning.poll_max_steal_pct));
-  v.tuning.pin_workers = o.pin_workers.value_or(v.tuning.pin_workers);
   v.split_event_channels = o.split_event_channels.value_or(v.split_event_channels);
   v.tuning.tx_batch = static_cast<std::uint32_t>(o.tx_batch.value_or(v.tuning.tx_batch));
   v.tuning.rx_batch = static_cast<std::uint32_t>(o.rx_batch.value_or(v.tuning.rx_batch));
@@ -103,11 +104,11 @@ namespace {
 struct cli_values {
   std::string config;
   std::string platform, sim_dir, xenstore, control_socket, state_dir, log_level, log_target;
-  long long max_queues = 0, poll_us = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
+  long long max_queues = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
+  std::string poll_us;
   long long poll_budget_pct = 0, poll_max_steal_pct = 0;
   bool wait_for_hotplug = true;
   bool split_event_channels = true;
-  bool pin_workers = true;
   bool no_wait = false;
   bool keep_vifs = false;
   bool notify_always = false;
@@ -138,8 +139,15 @@ void define(CLI::App& app, cli_values& v) {
                  "multi-queue-max-queues, " + range_text(detail::max_queues_range))
       ->check(in(detail::max_queues_range));
   app.add_option("--poll-us", v.poll_us,
-                 "busy-poll microseconds, " + range_text(detail::poll_us_range))
-      ->check(in(detail::poll_us_range));
+                 "longest busy-poll: auto or microseconds, " + range_text(detail::poll_us_range))
+      ->check([](const std::string& s) {
+        try {
+          (void)detail::parse_poll_us(s);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      });
   app.add_option("--poll-budget-pct", v.poll_budget_pct,
                  "most of every 10 ms a queue may busy-poll, " + range_text(detail::percent_range))
       ->check(in(detail::percent_range));
@@ -147,9 +155,6 @@ void define(CLI::App& app, cli_values& v) {
                  "no busy-polling while dom0's steal time exceeds this, " +
                      range_text(detail::percent_range))
       ->check(in(detail::percent_range));
-  app.add_option("--pin-workers", v.pin_workers,
-                 "run each queue's worker on the CPU of its event-channel interrupts, "
-                 "moved together (true|false)");
   app.add_option("--split-event-channels", v.split_event_channels,
                  "offer feature-split-event-channels (true|false)");
   app.add_option("--tx-batch", v.tx_batch,
@@ -199,10 +204,11 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
     throw std::invalid_argument(std::string("--log-target: ") + e.what());
   }
   s.vif.max_queues = given(app, "--max-queues", v.max_queues);
-  s.vif.poll_us = given(app, "--poll-us", v.poll_us);
+  if (app.count("--poll-us") > 0) {
+    s.vif.poll_us = detail::parse_poll_us(v.poll_us);
+  }
   s.vif.poll_budget_pct = given(app, "--poll-budget-pct", v.poll_budget_pct);
   s.vif.poll_max_steal_pct = given(app, "--poll-max-steal-pct", v.poll_max_steal_pct);
-  s.vif.pin_workers = given(app, "--pin-workers", v.pin_workers);
   s.vif.split_event_channels = given(app, "--split-event-channels", v.split_event_channels);
   s.vif.tx_batch = given(app, "--tx-batch", v.tx_batch);
   s.vif.rx_batch = given(app, "--rx-batch", v.rx_batch);

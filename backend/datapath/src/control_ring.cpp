@@ -29,7 +29,7 @@ struct control_ring::impl {
         on_fault(std::move(f)),
         name(std::move(n)),
         grants(p.open_grant_table()),
-        channel(p.open_event_channel("")),
+        channel(p.open_event_channel()),
         handler(shared->num_queues()) {}
 
   void release();

@@ -30,6 +30,8 @@ class poll_window {
 
   /// How long to spin after the last work before sleeping.
   [[nodiscard]] std::chrono::microseconds window() const { return window_; }
+  /// The most it can grow to (0: polling is off).
+  [[nodiscard]] std::chrono::microseconds max() const { return max_; }
 
   /// A sleep ended (an event, the TAP or a timer woke the worker) `gap` after
   /// the last work, and the worker found work.

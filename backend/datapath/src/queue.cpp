@@ -27,7 +27,7 @@ struct queue::impl {
         tx_responses(state.data().tx),
         rx_responses(state.data().rx),
         grants(p.open_grant_table()),
-        channel(p.open_event_channel(config.name)) {}
+        channel(p.open_event_channel()) {}
 
   void map_and_bind();
   void replay_journals();
@@ -50,7 +50,6 @@ struct queue::impl {
   std::optional<mapped_ring<rings::rx_back_ring>> rx;
   std::optional<evtchn_port> tx_port;
   std::optional<evtchn_port> rx_port;
-  std::optional<unsigned> cpu;  ///< where the events and the worker run (pin_workers)
   published_indices published;
   std::unique_ptr<worker> work;
   int stop_fd = -1;
@@ -145,9 +144,6 @@ void queue::impl::report_fault(const std::string& reason) {
 // a crash of the daemon.
 void queue::impl::thread_main() {
   set_thread_name(config.name);
-  if (cpu) {
-    pin_thread_to(*cpu);
-  }
   std::string reason;
   try {
     if (const char* fault = work->run()) {
@@ -180,14 +176,6 @@ void queue::start() {
   }
   try {
     q.map_and_bind();
-    if (q.config.tuning.pin_workers) {
-      // A guest's kick then wakes the worker on the CPU that took the event,
-      // not through a wake-up of another vCPU (docs/performance.md).
-      q.cpu = q.channel->colocate();
-      if (q.cpu) {
-        spdlog::info("{}: event channels and worker on CPU {}", q.config.name, *q.cpu);
-      }
-    }
     if (q.config.resume) {
       q.replay_journals();
       q.kick_after_resume();

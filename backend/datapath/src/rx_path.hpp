@@ -59,6 +59,10 @@ class rx_path {
   /// Whether the worker should poll the TAP fd: slots are posted and no frame
   /// is held.
   [[nodiscard]] bool wants_tap() const { return !held_ && slots_posted_; }
+  /// A frame waits for buffers and the guest posted some since the last sweep.
+  [[nodiscard]] bool buffers_arrived() const {
+    return held_.has_value() && ring_.load_req_prod() != last_req_prod_;
+  }
   /// Waiting for the guest to post buffers.
   [[nodiscard]] bool waiting_for_slots() const { return waiting_since_.has_value(); }
   /// When the stall timer fires, if waiting.

@@ -3,7 +3,6 @@
 // thread naming, the stop eventfd, and mapping one ring page.
 
 #include <pthread.h>
-#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -25,15 +24,12 @@ inline void set_thread_name(const std::string& name) {
   (void)::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str());
 }
 
-/// Binds the calling thread to one CPU (best effort: a CPU that went away
-/// leaves the thread where it was).
-inline void pin_thread_to(unsigned cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (cpu < CPU_SETSIZE) {
-    CPU_SET(cpu, &set);
-    (void)::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
-  }
+/// A spin-wait hint to the CPU (x86 PAUSE: yields the core to a sibling
+/// hyperthread and, under a hypervisor with pause-loop exiting, the vCPU).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
 }
 
 /// A non-blocking eventfd used to wake a worker's poll() for stop().

@@ -51,6 +51,8 @@ class tx_path {
   /// Before sleeping: arms req_event; true if requests arrived meanwhile.
   /// A producer overflow is reported through `fault` on the next sweep.
   [[nodiscard]] bool final_check();
+  /// Requests wait in the ring (read from shared memory: no system call).
+  [[nodiscard]] bool has_requests() const { return ring_.load_req_prod() != ring_.req_cons(); }
   /// When a throttled queue may send again.
   [[nodiscard]] clock::time_point credit_ready_at() const { return credit_.next_refill(); }
 

@@ -9,6 +9,8 @@
 #include <system_error>
 
 #include "tap_errors.hpp"
+#include "thread_util.hpp"
+#include "wake_cost.hpp"
 
 namespace unetback::datapath {
 
@@ -22,7 +24,7 @@ worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
       tx_(ctx, rings.tx),
       rx_(ctx, rings.rx),
       pump_(rings.channel, ctx.counters),
-      window_(std::chrono::microseconds(ctx.config.tuning.poll_us)),
+      window_(poll_window_max(ctx.config.tuning)),
       budget_(ctx.config.tuning.poll_budget_pct),
       steal_(ctx.config.tuning.poll_max_steal_pct) {}
 
@@ -36,6 +38,9 @@ const char* worker::run() {
     const clock::time_point now = spin_possible_ ? clock::now() : coarse_now();
     if (spin_from) {
       budget_.charge(now, now - *spin_from);
+      bump(ctx_.counters.poll_us,
+           static_cast<std::uint64_t>(
+               std::chrono::duration_cast<std::chrono::microseconds>(now - *spin_from).count()));
       spin_from.reset();
     }
     const step_result r = step(now, ready);
@@ -43,6 +48,10 @@ const char* worker::run() {
       return r.fault;
     }
     if (r.worked) {
+      if (spinning_) {
+        bump(ctx_.counters.poll_hits);
+        spinning_ = false;
+      }
       if (slept_) {
         window_.on_wake_with_work(now - last_work);  // a wake-up a longer spin could have saved?
         slept_ = false;
@@ -54,12 +63,15 @@ const char* worker::run() {
       continue;
     }
     if (may_spin(now, last_work)) {
-      // The guest's requests show in its ring without a kick (req_event is
-      // not re-armed while spinning); frames in the TAP need one look.
+      if (!spinning_) {
+        bump(ctx_.counters.poll_spins);
+        spinning_ = true;
+      }
       spin_from = now;
-      ready = wait(0);
+      ready = spin_look();
       continue;
     }
+    spinning_ = false;
     if (final_check()) {
       ready = readiness{false, false};
       continue;
@@ -142,10 +154,32 @@ void worker::publish() {
   published_.rx_rsp_prod_pvt.store(rings_.rx.rsp_prod_pvt(), std::memory_order_relaxed);
 }
 
+std::chrono::microseconds worker::poll_window_max(const queue_tuning& t) {
+  if (t.poll_us == queue_tuning::poll_us_auto) {
+    return auto_poll_window(wake_cost());
+  }
+  return std::chrono::microseconds(t.poll_us);
+}
+
 bool worker::may_spin(clock::time_point now, clock::time_point last_work) {
-  spin_possible_ = ctx_.config.tuning.poll_us > 0 && !steal_.contended(now);
+  if (window_.max().count() == 0) {
+    spin_possible_ = false;
+    return false;
+  }
   const std::chrono::microseconds window = window_.window();
-  return spin_possible_ && window.count() > 0 && now - last_work < window && budget_.allows(now);
+  const bool wanted = window.count() > 0 && now - last_work < window;
+  spin_possible_ = !steal_.contended(now);
+  if (!spin_possible_) {
+    if (wanted) {
+      bump(ctx_.counters.poll_refused_steal);
+    }
+    return false;
+  }
+  if (wanted && !budget_.allows(now)) {
+    bump(ctx_.counters.poll_refused_budget);
+    return false;
+  }
+  return wanted;
 }
 
 int worker::poll_timeout_ms(clock::time_point now) const {
@@ -167,6 +201,19 @@ int worker::poll_timeout_ms(clock::time_point now) const {
   }
   const auto ms = std::chrono::ceil<std::chrono::milliseconds>(*deadline - now).count();
   return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 60'000));
+}
+
+readiness worker::spin_look() {
+  // The guest's requests show in its rings without a kick (req_event is not
+  // re-armed while spinning) and without a system call; frames in the TAP
+  // and pending events need one (poll() with no timeout), so that comes last.
+  for (int i = 0; i < spin_rounds; ++i) {
+    if (tx_.has_requests() || rx_.buffers_arrived()) {
+      return readiness{false, false};
+    }
+    cpu_relax();
+  }
+  return wait(0);
 }
 
 readiness worker::wait(int timeout_ms) {

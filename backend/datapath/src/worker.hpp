@@ -83,8 +83,15 @@ class worker {
   void notify(const tx_sweep_result& tx, const rx_sweep_result& rx);
   void publish();
   [[nodiscard]] bool may_spin(clock::time_point now, clock::time_point last_work);
+  /// The longest busy-poll: tuning.poll_us, or what auto stands for here.
+  [[nodiscard]] static std::chrono::microseconds poll_window_max(const queue_tuning& t);
+  /// One busy-poll look: the rings a few times, then the fds.
+  [[nodiscard]] readiness spin_look();
   /// poll() on the worker's fds for at most timeout_ms (0: just look).
   [[nodiscard]] readiness wait(int timeout_ms);
+
+  /// Ring looks per busy-poll look before the fds are polled.
+  static constexpr int spin_rounds = 64;
 
   queue_context ctx_;
   worker_rings rings_;
@@ -101,7 +108,8 @@ class worker {
   bool tx_throttled_ = false;  ///< the last TX sweep ran out of `rate` credit
   /// Busy-polling is on and the host not overcommitted: time is read precisely.
   bool spin_possible_ = true;
-  bool slept_ = false;  ///< the worker slept since its last work
+  bool slept_ = false;     ///< the worker slept since its last work
+  bool spinning_ = false;  ///< in a busy-poll that has not found work yet
 };
 
 }  // namespace unetback::datapath

@@ -327,6 +327,23 @@ TEST_F(ConfigValidation, FlagsApplyToVifSectionsExceptWhatTheSectionSets) {
   EXPECT_EQ(o.supervisor.defaults.max_queues, 6U);
 }
 
+TEST_F(ConfigValidation, PollUsTakesAutoInTheFileAndOnTheCommandLine) {
+  using datapath::queue_tuning;
+  write_config("[daemon]\npoll-us = 30\n[vif.\"4.0\"]\npoll-us = \"auto\"\n");
+  const daemon_options f = accepted({});
+  EXPECT_EQ(f.supervisor.defaults.tuning.poll_us, 30U);
+  EXPECT_EQ(f.supervisor.per_vif.at({4, 0}).tuning.poll_us, queue_tuning::poll_us_auto);
+  const daemon_options c = accepted({"--poll-us", "auto"});
+  EXPECT_EQ(c.supervisor.defaults.tuning.poll_us, queue_tuning::poll_us_auto);
+  write_config("");
+  EXPECT_EQ(accepted({}).supervisor.defaults.tuning.poll_us, queue_tuning::poll_us_auto);
+  // Any other text names what is allowed, in the file and on the command line.
+  write_config("[daemon]\npoll-us = \"fast\"\n");
+  expect_names(usage_error({}), {"poll-us", "auto", "0..1000000"});
+  write_config("");
+  expect_names(usage_error({"--poll-us", "500us"}), {"--poll-us", "auto", "0..1000000"});
+}
+
 TEST_F(ConfigValidation, BadFlagValuesNameTheFlagAndRangeEvenWithAGoodFile) {
   write_config("[daemon]\nmax-queues = 4\n");
   const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {

@@ -259,8 +259,7 @@ class fake_platform : public platform::platform {
   std::unique_ptr<::unetback::platform::grant_table> open_grant_table() override {
     return std::make_unique<fake_grant_table>(mem_);
   }
-  std::unique_ptr<::unetback::platform::event_channel> open_event_channel(
-      std::string_view /*owner*/) override {
+  std::unique_ptr<::unetback::platform::event_channel> open_event_channel() override {
     auto ch = std::make_unique<fake_event_channel>();
     channels.push_back(ch.get());
     return ch;

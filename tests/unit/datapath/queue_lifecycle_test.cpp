@@ -84,9 +84,8 @@ TEST_F(QueueLifecycle, StartFailsCleanlyWhenSecondPortCannotBeBound) {
   // The fake refuses rx_port once the queue opened its channel.
   struct refusing_platform : fake_platform {
     using fake_platform::fake_platform;
-    std::unique_ptr<::unetback::platform::event_channel> open_event_channel(
-        std::string_view owner) override {
-      auto ch = fake_platform::open_event_channel(owner);
+    std::unique_ptr<::unetback::platform::event_channel> open_event_channel() override {
+      auto ch = fake_platform::open_event_channel();
       static_cast<fake_event_channel&>(*ch).refuse_port = rx_port;
       return ch;
     }

@@ -9,6 +9,7 @@
 
 #include "spin_budget.hpp"
 #include "steal_meter.hpp"
+#include "wake_cost.hpp"
 
 namespace unetback::datapath {
 namespace {
@@ -69,6 +70,26 @@ TEST(StealMeter, StealAboveTheThresholdIsContention) {
 TEST(StealMeter, OffAtOneHundredPercent) {
   steal_meter m(100);
   EXPECT_FALSE(m.contended(std::chrono::steady_clock::now()));
+}
+
+}  // namespace
+}  // namespace unetback::datapath
+
+namespace unetback::datapath {
+namespace {
+
+TEST(WakeCost, AutoWindowIsAFewWakeUpsWithinItsBounds) {
+  using std::chrono::microseconds;
+  EXPECT_EQ(auto_poll_window(microseconds{100}), microseconds{100 * wake_cost_multiple});
+  EXPECT_EQ(auto_poll_window(microseconds{1}), auto_poll_min);     // hardware at its best
+  EXPECT_EQ(auto_poll_window(microseconds{5000}), auto_poll_max);  // a starved emulator
+}
+
+TEST(WakeCost, MeasuredOnceAndPlausible) {
+  const auto first = wake_cost();
+  EXPECT_GE(first.count(), 1);
+  EXPECT_LT(first, std::chrono::seconds{1});
+  EXPECT_EQ(wake_cost(), first);  // measured at the first call only
 }
 
 }  // namespace

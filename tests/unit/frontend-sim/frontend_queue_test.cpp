@@ -75,7 +75,7 @@ class FrontendQueue : public ::testing::Test {
     stack_ = sv[1];
     platform_ = std::make_unique<sim_platform>(dir_, backend);
     gt_ = platform_->open_grant_table();
-    ev_ = platform_->open_event_channel("");
+    ev_ = platform_->open_event_channel();
     attach_backend();
   }
   ~FrontendQueue() override {

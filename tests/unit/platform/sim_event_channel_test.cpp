@@ -13,7 +13,7 @@ namespace {
 class SimEventChannel : public sim_fixture {
  protected:
   SimEventChannel()
-      : guest_ev_(guest_->open_event_channel()), be_(platform_->open_event_channel("")) {}
+      : guest_ev_(guest_->open_event_channel()), be_(platform_->open_event_channel()) {}
 
   evtchn_port bind(platform::event_channel& ev, evtchn_port remote) {
     std::error_code ec;
@@ -59,7 +59,7 @@ TEST_F(SimEventChannel, PortCanBeBoundOnlyOnce) {
   std::error_code ec;
   be_->bind_interdomain(guest_id, port, ec);
   EXPECT_EQ(ec, std::errc::invalid_argument);
-  auto other = platform_->open_event_channel("");
+  auto other = platform_->open_event_channel();
   other->bind_interdomain(guest_id, port, ec);
   EXPECT_EQ(ec, std::errc::invalid_argument);
 }
@@ -121,7 +121,7 @@ TEST_F(SimEventChannel, UnboundPortCanBeBoundAgain) {
   const evtchn_port first = bind(*be_, gport);
   be_->unbind(first);
   EXPECT_FALSE(guest_ev_->bound(gport));
-  auto again = platform_->open_event_channel("");
+  auto again = platform_->open_event_channel();
   const evtchn_port second = bind(*again, gport);
   guest_ev_->notify(gport);
   ASSERT_TRUE(readable(again->fd(), 1000));
@@ -134,7 +134,7 @@ TEST_F(SimEventChannel, ClosingTheHandleUnbindsItsPorts) {
   bind(*be_, gport);
   be_.reset();
   EXPECT_FALSE(guest_ev_->bound(gport));
-  auto again = platform_->open_event_channel("");
+  auto again = platform_->open_event_channel();
   bind(*again, gport);
 }
 
@@ -144,7 +144,7 @@ TEST_F(SimEventChannel, PortOfAKilledBinderCanBeBoundAgain) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     sim::sim_platform p(dir_, backend_id);
-    auto ev = p.open_event_channel("");
+    auto ev = p.open_event_channel();
     std::error_code ec;
     ev->bind_interdomain(guest_id, gport, ec);
     ::_exit(ec ? 1 : 0);  // dies without unbinding
@@ -165,7 +165,7 @@ TEST_F(SimEventChannel, GuestKickToADeadBinderUnbindsThePort) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     sim::sim_platform p(dir_, backend_id);
-    auto ev = p.open_event_channel("");
+    auto ev = p.open_event_channel();
     std::error_code ec;
     ev->bind_interdomain(guest_id, gport, ec);
     ::_exit(ec ? 1 : 0);

@@ -19,8 +19,7 @@ std::unique_ptr<::unetback::platform::grant_table> sim_platform::open_grant_tabl
   return std::make_unique<sim_grant_table>(sim_dir_, self_);
 }
 
-std::unique_ptr<::unetback::platform::event_channel> sim_platform::open_event_channel(
-    std::string_view /*owner: the sim's events are no interrupts*/) {
+std::unique_ptr<::unetback::platform::event_channel> sim_platform::open_event_channel() {
   return std::make_unique<sim_event_channel>(sim_dir_, self_);
 }
 

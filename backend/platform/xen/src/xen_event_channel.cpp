@@ -1,56 +1,26 @@
 // event_channel over libxenevtchn (xenevtchn.h; netif-reference §5.2).
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <unistd.h>
 extern "C" {
 #include <xenevtchn.h>
 }
 
-#include <array>
 #include <cerrno>
-#include <string>
 #include <system_error>
 #include <type_traits>
 
 #include <spdlog/spdlog.h>
 
-#include "irq_affinity.hpp"
 #include "unetback/platform/xen/xen_platform.hpp"
 #include "unetback/util/rate_limit.hpp"
 
 namespace unetback::platform {
 namespace {
 
-/// The kernel's name of a thread: at most 15 characters.
-std::string comm_of(std::string_view name) {
-  return std::string(name.substr(0, 15));
-}
-
-/// Names the calling thread `name` for its lifetime, then restores the old name.
-class thread_name_scope {
- public:
-  explicit thread_name_scope(const std::string& name) {
-    active_ = !name.empty() &&
-              ::pthread_getname_np(::pthread_self(), saved_.data(), saved_.size()) == 0 &&
-              ::pthread_setname_np(::pthread_self(), name.c_str()) == 0;
-  }
-  ~thread_name_scope() {
-    if (active_) {
-      (void)::pthread_setname_np(::pthread_self(), saved_.data());
-    }
-  }
-  thread_name_scope(const thread_name_scope&) = delete;
-  thread_name_scope& operator=(const thread_name_scope&) = delete;
-
- private:
-  std::array<char, 16> saved_{};
-  bool active_ = false;
-};
-
 class xen_event_channel final : public event_channel {
  public:
-  explicit xen_event_channel(std::string comm) : h_(open_as(comm)), comm_(std::move(comm)) {
+  xen_event_channel() : h_(xenevtchn_open(nullptr, 0)) {
     if (h_ == nullptr) {
       throw std::system_error(errno, std::generic_category(), "xenevtchn_open");
     }
@@ -131,13 +101,6 @@ class xen_event_channel final : public event_channel {
     return static_cast<std::size_t>(n) / sizeof(evtchn_port);
   }
 
-  std::optional<unsigned> colocate() override {
-    if (comm_.empty()) {
-      return std::nullopt;
-    }
-    return xen_irq::colocate_irqs("evtchn:" + comm_);
-  }
-
   void unmask_all(std::span<const evtchn_port> ports) override {
     if (ports.empty()) {
       return;
@@ -150,22 +113,14 @@ class xen_event_channel final : public event_channel {
   }
 
  private:
-  // The evtchn device names every interrupt of this handle after the thread
-  // that opened it ("evtchn:<comm>"): open under `comm` so colocate() finds them.
-  static xenevtchn_handle* open_as(const std::string& comm) {
-    const thread_name_scope as(comm);
-    return xenevtchn_open(nullptr, 0);
-  }
-
   xenevtchn_handle* h_;
-  std::string comm_;
   bool nonblocking_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<event_channel> xen_platform::open_event_channel(std::string_view owner) {
-  return std::make_unique<xen_event_channel>(comm_of(owner));
+std::unique_ptr<event_channel> xen_platform::open_event_channel() {
+  return std::make_unique<xen_event_channel>();
 }
 
 }  // namespace unetback::platform

@@ -25,24 +25,22 @@ struct frontend_features {
 
 /// Daemon/vif configuration for a queue. Defaults follow Linux netback.
 struct queue_tuning {
+  /// poll_us: a window of a few wake-ups of this host (wake_cost.hpp).
+  static constexpr std::uint32_t poll_us_auto = 0xFFFFFFFF;
   /// Longest adaptive busy-poll after the last work before sleeping (0 =
   /// off): the window grows while wake-ups come sooner than this and shrinks
   /// when they come later (poll_window.hpp). Waking a sleeping worker costs a
-  /// dom0 vCPU wake-up under Xen; without polling the lab's 2-queue TCP
-  /// throughput was 3-10x lower (docs/lab.md).
-  std::uint32_t poll_us = 500;
+  /// dom0 vCPU wake-up under Xen, and how much depends on the host by a factor
+  /// of a hundred (hardware, nested, emulated): auto measures it.
+  std::uint32_t poll_us = poll_us_auto;
   /// The most of every 10 ms a worker may spend busy-polling (percent):
   /// whatever a guest's timing, a queue costs at most this much spinning.
-  std::uint32_t poll_budget_pct = 25;
+  std::uint32_t poll_budget_pct = 50;
   /// No busy-polling while dom0's steal time (the hypervisor running other
   /// vCPUs while ours wanted to run) exceeds this percent of its CPU time:
   /// a spinning worker would hold a CPU that a guest or dom0 waits for.
   /// 100 = spin regardless.
   std::uint32_t poll_max_steal_pct = 5;
-  /// Deliver a queue's event-channel interrupts to one CPU and run its worker
-  /// there: a guest's kick then wakes the worker without a cross-CPU wake-up
-  /// (on a PV dom0, a second vCPU woken through the hypervisor).
-  bool pin_workers = true;
   std::uint32_t tx_batch = 64;  ///< max TX requests handled per sweep
   std::uint32_t rx_batch = 64;  ///< max RX packets handled per sweep
   /// Kick the frontend after every sweep that produced responses, ignoring

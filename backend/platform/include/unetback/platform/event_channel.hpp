@@ -46,13 +46,6 @@ class event_channel {
     }
     return n;
   }
-  /// Has the events of every port bound on this handle delivered to one CPU,
-  /// and returns it: the thread that waits on fd() then runs there too, so a
-  /// kick wakes it without a cross-CPU wake-up (on a PV dom0 that is a vCPU
-  /// woken through the hypervisor: docs/performance.md, "Cost account").
-  /// nullopt where the platform cannot (no interrupts to steer).
-  virtual std::optional<unsigned> colocate() { return std::nullopt; }
-
   /// Unmasks every port of `ports`, as unmask() does one.
   virtual void unmask_all(std::span<const evtchn_port> ports) {
     for (const evtchn_port p : ports) {

@@ -20,11 +20,8 @@ class platform {
   [[nodiscard]] virtual domid self() const = 0;
   /// A new grant handle for one thread. Throws std::system_error on failure.
   virtual std::unique_ptr<grant_table> open_grant_table() = 0;
-  /// A new event-channel handle for one thread. `owner` names its interrupts
-  /// where the platform has them (Linux: "evtchn:<owner>", at most 15
-  /// characters), so that event_channel::colocate() can find them. Throws
-  /// std::system_error.
-  virtual std::unique_ptr<event_channel> open_event_channel(std::string_view owner) = 0;
+  /// A new event-channel handle for one thread. Throws std::system_error.
+  virtual std::unique_ptr<event_channel> open_event_channel() = 0;
 };
 
 }  // namespace unetback::platform

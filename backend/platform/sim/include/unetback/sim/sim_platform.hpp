@@ -30,8 +30,7 @@ class sim_platform final : public ::unetback::platform::platform {
   [[nodiscard]] std::string_view name() const override { return "sim"; }
   [[nodiscard]] domid self() const override { return self_; }
   std::unique_ptr<::unetback::platform::grant_table> open_grant_table() override;
-  std::unique_ptr<::unetback::platform::event_channel> open_event_channel(
-      std::string_view owner) override;
+  std::unique_ptr<::unetback::platform::event_channel> open_event_channel() override;
 
   [[nodiscard]] const std::filesystem::path& sim_dir() const { return sim_dir_; }
 

@@ -25,9 +25,8 @@ class xen_platform final : public platform {
   [[nodiscard]] domid self() const override { return self_; }
   /// xengnttab_open + xengnttab_set_max_grants; throws std::system_error.
   std::unique_ptr<grant_table> open_grant_table() override;
-  /// xenevtchn_open, by a thread named `owner` (the device names the
-  /// handle's interrupts after the opener); throws std::system_error.
-  std::unique_ptr<event_channel> open_event_channel(std::string_view owner) override;
+  /// xenevtchn_open; throws std::system_error.
+  std::unique_ptr<event_channel> open_event_channel() override;
 
  private:
   domid self_;
