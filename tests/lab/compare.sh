@@ -104,6 +104,9 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 
+# what the daemons measured of this dom0 for poll-us = auto (wake_cost.hpp)
+grep -a 'waking a thread costs' "$UNETBACKD_LOG" 2>/dev/null | tail -1 | sed 's/.*costs \([0-9]*\) us.*up to \([0-9]*\) us.*/wake_cost_us=\1 auto_poll_us=\2/' |
+  while read -r line; do result "daemon $line"; done
 if ! unetbackd_present; then
   result "unetbackd=absent (only the kernel netback was measured)"
   [ "$(failed_checks)" -gt 0 ] && finish

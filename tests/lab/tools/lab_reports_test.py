@@ -124,6 +124,13 @@ class CompareReport(unittest.TestCase):
             self.assertIn("| TCP bulk to the guest | 1 | unetbackd |",
                           (out / "compare.md").read_text())
 
+    def test_a_run_cut_short_says_how_many_rounds_it_measured(self):
+        whole = compare_report.markdown(compare_report.report(self.lines(), {"tcg": "multi"}))
+        self.assertIn("3 alternated rounds (", whole)
+        cut = [x for x in self.lines() if "round=3 backend=unetbackd" not in x]
+        text = compare_report.markdown(compare_report.report(cut, {"tcg": "multi"}))
+        self.assertIn("3 alternated rounds planned, measured in netback 3, unetbackd 2", text)
+
     def test_a_log_without_samples_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
             log = pathlib.Path(d) / "console.log"

@@ -205,8 +205,16 @@ def fmt_spread(s, digits=3):
 def markdown(doc):
     m = doc["meta"]
     lines = ["# Lab compare: kernel netback vs unetbackd, same boot", ""]
+    done = {}  # backend -> rounds with samples
+    for s in doc["samples"]:
+        done.setdefault(s["backend"], set()).add(s["round"])
+    planned = m.get("rounds", "?")
+    rounds = f"{planned} alternated rounds"
+    if any(str(len(r)) != str(planned) for r in done.values()):  # cut short: say what ran
+        rounds = (f"{planned} alternated rounds planned, measured in "
+                  + ", ".join(f"{b} {len(r)}" for b, r in done.items()))
     lines.append(f"TCG {m.get('tcg', '?')}, host load {m.get('host_load_start', '?')} → "
-                 f"{m.get('host_load_end', '?')}, {m.get('rounds', '?')} alternated rounds "
+                 f"{m.get('host_load_end', '?')}, {rounds} "
                  f"({m.get('backends', '?')}), iperf3 {m.get('secs', '?')} s, sockperf "
                  f"{m.get('rr_secs', '?')} s. Medians over the rounds (min–max); ratio = "
                  "unetbackd ÷ kernel paired per round (bulk: > 1 is faster; latency and "
