@@ -205,17 +205,17 @@ TEST_F(GuestTx, ZeroLengthSlotsAreAnsweredWithoutGrantOps) {
   EXPECT_EQ(counters().tx_packets, 1U);
 }
 
-TEST_F(GuestTx, NineteenSlotPacketIsDroppedAndAllSlotsAnswered) {
+TEST_F(GuestTx, TwentySlotPacketIsDroppedAndAllSlotsAnswered) {
   start_queue();
   std::vector<rings::tx_request> slots;
   const frame chunk(10, std::byte{3});
-  for (std::uint16_t i = 0; i < 19; ++i) {
-    rings::tx_request r = one_slot(chunk, i + 1 < 19 ? more_data : 0, i);
+  for (std::uint16_t i = 0; i < 20; ++i) {
+    rings::tx_request r = one_slot(chunk, i + 1 < 20 ? more_data : 0, i);
     slots.push_back(r);
   }
-  slots[0].size = 190;
+  slots[0].size = 200;
   send_slots(slots);
-  ASSERT_TRUE(wait_tx_responses(19));
+  ASSERT_TRUE(wait_tx_responses(20));
   for (const auto& r : tx_rsps_) {
     EXPECT_EQ(r.status, rings::netif_rsp::error);
   }

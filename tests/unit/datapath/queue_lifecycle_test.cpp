@@ -52,14 +52,14 @@ TEST_F(QueueLifecycle, SlotCrossingPageIsFatal) {
   EXPECT_TRUE(tx_responses().empty());
 }
 
-TEST_F(QueueLifecycle, TwentySlotPacketIsFatal) {
+TEST_F(QueueLifecycle, TwentyTwoSlotPacketIsFatal) {
   start_queue();
   std::vector<rings::tx_request> slots;
   const frame chunk(10, std::byte{3});
-  for (std::uint16_t i = 0; i < 20; ++i) {
-    slots.push_back(one_slot(chunk, i + 1 < 20 ? rings::tx_flags::more_data : 0, i));
+  for (std::uint16_t i = 0; i < 22; ++i) {
+    slots.push_back(one_slot(chunk, i + 1 < 22 ? rings::tx_flags::more_data : 0, i));
   }
-  slots[0].size = 200;
+  slots[0].size = 220;
   send_slots(slots);
   ASSERT_TRUE(wait_until([&] { return !faults().empty(); }));
   EXPECT_EQ(counters().faults, 1U);

@@ -159,24 +159,31 @@ TEST(TxParser, FirstSlotOwnLengthDecidesItsPageCrossing) {
   EXPECT_TRUE(parse_tx_packet(w).ok());
 }
 
-TEST(TxParser, EighteenSlotsAccepted) {
-  const auto w = slots_packet(18);
-  const auto r = parse_tx_packet(w);
-  ASSERT_TRUE(r.ok()) << to_string(r.error);
-  EXPECT_EQ(r.packet.data_slots, 18U);
-  EXPECT_EQ(r.packet.segment_count, 18U);
+// Linux netback's limits, which count the slots after the first: 18 of those
+// (XEN_NETIF_NR_SLOTS_MIN) accepted, fatal_skb_slots (20) of them fatal once
+// another follows. Old netfronts and GPLPV send 19-slot TSO packets.
+TEST(TxParser, NineteenSlotsAccepted) {
+  for (const std::uint32_t n : {18U, 19U}) {
+    const auto w = slots_packet(n);
+    const auto r = parse_tx_packet(w);
+    ASSERT_TRUE(r.ok()) << n << ": " << to_string(r.error);
+    EXPECT_EQ(r.packet.data_slots, n);
+    EXPECT_EQ(r.packet.segment_count, n);
+  }
 }
 
-TEST(TxParser, NineteenSlotsDropped) {
-  const auto w = slots_packet(19);
-  const auto r = parse_tx_packet(w);
-  EXPECT_TRUE(r.dropped());
-  EXPECT_EQ(r.error, tx_error::too_many_slots);
-  EXPECT_EQ(r.packet.slots, 19U);
+TEST(TxParser, TwentyAndTwentyOneSlotsDropped) {
+  for (const std::uint32_t n : {20U, 21U}) {
+    const auto w = slots_packet(n);
+    const auto r = parse_tx_packet(w);
+    EXPECT_TRUE(r.dropped()) << n;
+    EXPECT_EQ(r.error, tx_error::too_many_slots) << n;
+    EXPECT_EQ(r.packet.slots, n);
+  }
 }
 
-TEST(TxParser, TwentySlotsFatal) {
-  const auto w = slots_packet(20);
+TEST(TxParser, TwentyTwoSlotsFatal) {
+  const auto w = slots_packet(22);
   const auto r = parse_tx_packet(w);
   EXPECT_TRUE(r.fatal());
   EXPECT_EQ(r.error, tx_error::too_many_slots_fatal);
@@ -348,7 +355,7 @@ TEST(TxParser, HashExtraValueIsLittleEndian) {
 }
 
 TEST(TxParser, DroppedPacketStillWalksToItsEnd) {
-  auto w = slots_packet(19);  // dropped for too many slots
+  auto w = slots_packet(20);  // dropped for too many slots
   w.push_back(slot(50, 60));
   const auto r = parse_tx_packet(w);
   ASSERT_TRUE(r.dropped());
@@ -358,8 +365,8 @@ TEST(TxParser, DroppedPacketStillWalksToItsEnd) {
 }
 
 TEST(TxParser, PageCrossingInsideDroppedPacketIsStillFatal) {
-  auto w = slots_packet(19);
-  w[18].offset = 4095;  // the 19th slot crosses a page
+  auto w = slots_packet(20);
+  w[19].offset = 4095;  // the 20th slot crosses a page
   EXPECT_EQ(parse_tx_packet(w).error, tx_error::slot_crosses_page);
 }
 

@@ -13,10 +13,11 @@
 //    Linux. The worker always copies every published request (up to req_prod,
 //    at most the ring size), so the window end is the publication end, and a
 //    frontend must publish whole packets (every netfront does).
-//  * Slot thresholds count DATA slots including the first one (netif.h
-//    XEN_NETIF_NR_SLOTS_MIN "18 slots"): <= max_slots_drop accepted, more
-//    dropped, >= max_slots_fatal fatal. (Linux counts the slots after the
-//    first, so it accepts one more.)
+//  * Slot thresholds count DATA slots including the first one: <=
+//    max_slots_drop accepted, more dropped, >= max_slots_fatal fatal. The
+//    defaults are Linux's, which counts the slots after the first: 19
+//    accepted (XEN_NETIF_NR_SLOTS_MIN after the first), 20-21 dropped, 22 or
+//    more fatal (fatal_skb_slots = 20 after the first).
 //  * The minimum size (ETH_HLEN) applies to the packet's total size: the
 //    worker coalesces the whole packet into one private buffer (XSA-423), so
 //    the first slot needs no minimum of its own. (Linux checks the first slot.)
@@ -96,10 +97,10 @@ enum class tx_error : std::uint8_t {
 /// Parser thresholds (queue_tuning supplies them). Values are clamped so that
 /// 1 <= max_slots_drop < max_slots_fatal <= tx_max_data_slots.
 struct tx_parser_limits {
-  std::uint32_t max_slots_drop = nr_slots_min;  ///< more data slots than this: drop
-  std::uint32_t max_slots_fatal = 20;           ///< this many data slots or more: fatal
-  bool gso_tcpv4 = true;                        ///< we advertised feature-gso-tcpv4
-  bool gso_tcpv6 = true;                        ///< we advertised feature-gso-tcpv6
+  std::uint32_t max_slots_drop = nr_slots_min + 1;  ///< more data slots than this: drop
+  std::uint32_t max_slots_fatal = 22;               ///< this many data slots or more: fatal
+  bool gso_tcpv4 = true;                            ///< we advertised feature-gso-tcpv4
+  bool gso_tcpv6 = true;                            ///< we advertised feature-gso-tcpv6
 };
 
 /// One data slot that carries bytes (zero-length slots get no segment and no

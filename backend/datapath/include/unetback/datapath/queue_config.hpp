@@ -54,10 +54,14 @@ struct queue_tuning {
   /// Frames waiting and no usable RX slots this long: count a stall, drop the
   /// held frame (Linux rx_stall_timeout_msecs).
   std::chrono::milliseconds rx_stall_timeout{60000};
-  std::uint32_t max_tx_slots_drop = 18;  ///< > this many data slots: drop (XEN_NETIF_NR_SLOTS_MIN)
-  std::uint32_t max_tx_slots_fatal =
-      20;                        ///< >= this many: hostile frontend (Linux fatal_skb_slots)
-  std::uint64_t rate_bytes = 0;  ///< `rate` key credit per interval (0 = unlimited)
+  /// TX data slots per packet, the first included, as Linux netback counts
+  /// them (it counts the slots after the first): up to 19 accepted
+  /// (XEN_NETIF_NR_SLOTS_MIN after the first; old netfronts and GPLPV send 19
+  /// for a TSO packet), more dropped, 22 or more a hostile frontend
+  /// (fatal_skb_slots 20 after the first, reached while a 22nd is announced).
+  std::uint32_t max_tx_slots_drop = 19;   ///< > this many data slots: drop
+  std::uint32_t max_tx_slots_fatal = 22;  ///< >= this many: hostile frontend
+  std::uint64_t rate_bytes = 0;           ///< `rate` key credit per interval (0 = unlimited)
   std::chrono::microseconds rate_interval{0};
 };
 
