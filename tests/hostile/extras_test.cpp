@@ -1,6 +1,7 @@
 // Extra-info attacks (netif-reference §3.3, §6.2 items 12, 16, 20): invalid
 // types, FLAG_MORE chains past req_prod, duplicate extras, bogus GSO sizes and
-// types, GSO on a frame that is not TCP, and a multicast-filter flood.
+// types, GSO on a frame that is not TCP, and a multicast-filter flood; and the
+// multicast list across request-multicast-control toggles.
 
 #include "harness/hostile_fixture.hpp"
 
@@ -126,6 +127,50 @@ TEST_F(Extras, MulticastFilterFloodIsBounded) {
   EXPECT_EQ(counter("tx_mcast_add"), 64U);
   EXPECT_EQ(counter("tx_mcast_list_full"), std::uint64_t{additions - 64});
   EXPECT_EQ(counter("tx_packets"), packets);
+  expect_vif_connected();
+  expect_contained();
+}
+
+// netif.h: the filter list may be amended while filtering is off, and is
+// applied while it is on; turning it off does not empty it. Windows XenVif
+// toggles request-multicast-control when NDIS goes to all-multicast and back
+// and never re-sends its addresses (IPv6 neighbour discovery among them).
+TEST_F(Extras, MulticastListSurvivesFilteringOffAndOn) {
+  isolate_hostile_vif();
+  tx_driver& t = connect_and_drive();
+  raw_port inject(w().host_ns(), hostile_guest::vif);
+  const mac_bytes listed{0x33, 0x33, 0xff, 0x00, 0x00, 0x02};
+  const mac_bytes other{0x01, 0x00, 0x5e, 0x00, 0x00, 0x63};
+  const mac_bytes from = parse_mac("02:00:00:00:00:01");
+  begin_attack();
+  t.put(t.slot(1, 0, 0, extra_info));
+  t.put_extra(mcast_extra(rings::extra_type::mcast_add, listed));
+  t.push();
+  ASSERT_EQ(statuses(t.responses(2)), (std::vector<std::int16_t>{okay, null_rsp}));
+  const std::string key = guest().frontend_path() + "/request-multicast-control";
+  // Sends frames to `to` until `name` moves: the daemon saw the key's value.
+  auto send_until_counted = [&](const mac_bytes& to, const std::string& name) {
+    const auto before = counter(name);
+    return wait_until(
+        [&] {
+          (void)inject.send(test_frame(to, from, 100, 7));
+          return counter(name) > before;
+        },
+        state_timeout, 100ms);
+  };
+  guest().xs().write(key, "1");
+  ASSERT_TRUE(send_until_counted(other, "rx_drops_multicast_filtered")) << "filtering never on";
+  guest().xs().write(key, "0");
+  ASSERT_TRUE(send_until_counted(other, "rx_packets")) << "filtering never off";
+  guest().xs().write(key, "1");
+  ASSERT_TRUE(send_until_counted(other, "rx_drops_multicast_filtered")) << "not on again";
+  // Filtering is on: only the listed address gets through (the host's own
+  // IPv6 multicast on the isolated TAP is filtered).
+  const auto delivered = counter("rx_packets");
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(inject.send(test_frame(listed, from, 100, static_cast<std::uint8_t>(i))));
+  }
+  EXPECT_TRUE(wait_counter("rx_packets", delivered + 5)) << "the listed address was lost";
   expect_vif_connected();
   expect_contained();
 }

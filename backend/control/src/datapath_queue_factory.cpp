@@ -90,12 +90,9 @@ class datapath_vif_queues final : public vif_queues {
     }
   }
 
-  void set_multicast_control(bool on) override {
-    shared_->set_multicast_filtering(on);
-    if (!on) {
-      shared_->multicast_clear();
-    }
-  }
+  // The list survives filtering going off (netif.h; Linux keeps it): Windows
+  // XenVif toggles request-multicast-control and never re-sends addresses.
+  void set_multicast_control(bool on) override { shared_->set_multicast_filtering(on); }
 
   [[nodiscard]] nlohmann::json counters() const override {
     nlohmann::json all = nlohmann::json::array();

@@ -65,14 +65,6 @@ std::size_t vif_shared_state::multicast_count() const {
   return mcast_count_.load(std::memory_order_relaxed);
 }
 
-void vif_shared_state::multicast_clear() {
-  std::lock_guard lock(write_mutex_);
-  for (auto& entry : mcast_) {
-    entry.store(0, std::memory_order_release);
-  }
-  mcast_count_.store(0, std::memory_order_relaxed);
-}
-
 // Seqlock without standalone fences (so ThreadSanitizer models it): the
 // writer stores an odd sequence, then every word with release (each word is
 // ordered after the odd sequence), then the even sequence with release. A

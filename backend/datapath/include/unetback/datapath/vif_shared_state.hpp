@@ -59,10 +59,9 @@ class vif_shared_state {
   void multicast_del(const mac_address& mac);
   /// True if `mac` is in the list. Lock-free.
   [[nodiscard]] bool multicast_match(const mac_address& mac) const;
-  /// Entries in the list.
+  /// Entries in the list. It lives as long as the connection: turning
+  /// filtering off keeps it (netif.h).
   [[nodiscard]] std::size_t multicast_count() const;
-  /// Empties the list (reconnect).
-  void multicast_clear();
 
   /// Called with every published hash configuration, on the publishing
   /// (control-ring) thread, after readers can see it. Must not throw.
