@@ -25,6 +25,8 @@ class kernel_tap final : public vif_tap {
   }
   void set_offloads(unsigned tun_flags) override { dev_.set_offloads(tun_flags); }
   void set_carrier(bool on) override { dev_.set_carrier(on); }
+  [[nodiscard]] unsigned mtu() const override { return dev_.mtu(); }
+  void set_mtu(unsigned mtu) override { dev_.set_mtu(mtu); }
   void add_to_bridge(const std::string& bridge) override {
     tap::add_to_bridge(bridge, dev_.ifindex());
   }

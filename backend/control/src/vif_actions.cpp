@@ -5,6 +5,7 @@
 #include <array>
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <system_error>
 #include <utility>
 
 #include "unetback/control/vif.hpp"
@@ -88,6 +89,7 @@ frontend_limits vif::limits() const {
 // netif queue, offloads matching the frontend, workers started.
 void vif::start_data_path(frontend_config cfg) {
   tap_->set_offloads(rings::tun_offload_flags(offloads_of(cfg.features)));
+  clamp_mtu_without_sg(cfg.features);
   connect_request req;
   // A restart or an enable: the rings were served before (queue_config::resume).
   const bool resume = resume_next_ || backend_state_ == xenbus_state::connected;
@@ -114,6 +116,23 @@ void vif::start_data_path(frontend_config cfg) {
   resume_next_ = false;
   multicast_control_ = cfg.features.multicast_control;
   tap_->set_carrier(true);
+}
+
+void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
+  if (features.sg) {
+    return;
+  }
+  try {
+    const unsigned mtu = tap_->mtu();
+    if (mtu > eth_data_len) {
+      tap_->set_mtu(eth_data_len);
+      UNETBACK_LOG_RATELIMITED(spdlog::level::info,
+                               "{}: MTU {} lowered to {}: the frontend has no feature-sg", tag(),
+                               mtu, eth_data_len);
+    }
+  } catch (const std::system_error& e) {
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: lowering the MTU: {}", tag(), e.what());
+  }
 }
 
 // Frontend Connected: read and validate every key once, then start the data

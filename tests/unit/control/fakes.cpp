@@ -29,6 +29,8 @@ class fake_tap : public vif_tap {
   }
   void set_offloads(unsigned flags) override { s_->offloads = flags; }
   void set_carrier(bool on) override { s_->carrier = on; }
+  [[nodiscard]] unsigned mtu() const override { return s_->mtu; }
+  void set_mtu(unsigned mtu) override { s_->mtu = mtu; }
   void add_to_bridge(const std::string& bridge) override { s_->bridges.push_back(bridge); }
   void remove() override { s_->removed = true; }
 

@@ -75,7 +75,7 @@ void hotplug_connected(xs::client& tool, const vif_spec& v) {
 }
 
 void netfront_connect(xs::client& guest, const vif_spec& v, unsigned queues,
-                      const std::optional<std::string>& num_queues_value) {
+                      const std::optional<std::string>& num_queues_value, frontend_sg sg) {
   const std::string fe = v.frontend_path();
   guest.transact([&](xs::transaction& tx) {
     tx.write(fe + "/multi-queue-num-queues", num_queues_value.value_or(std::to_string(queues)));
@@ -86,10 +86,12 @@ void netfront_connect(xs::client& guest, const vif_spec& v, unsigned queues,
       tx.write(dir + "/event-channel-tx", std::to_string(15 + 2 * q));
       tx.write(dir + "/event-channel-rx", std::to_string(16 + 2 * q));
     }
-    for (const char* key :
-         {"request-rx-copy", "feature-rx-notify", "feature-sg", "feature-gso-tcpv4",
-          "feature-gso-tcpv6", "feature-ipv6-csum-offload"}) {
+    for (const char* key : {"request-rx-copy", "feature-rx-notify", "feature-gso-tcpv4",
+                            "feature-gso-tcpv6", "feature-ipv6-csum-offload"}) {
       tx.write(fe + "/" + key, "1");
+    }
+    if (sg == frontend_sg::on) {
+      tx.write(fe + "/feature-sg", "1");
     }
     tx.write(fe + "/state", "4");
   });

@@ -32,12 +32,17 @@ void libxl_delete(xs::client& tool, const vif_spec& v);
 /// The hotplug script's success.
 void hotplug_connected(xs::client& tool, const vif_spec& v);
 
+/// Whether the frontend writes feature-sg (Mini-OS and other minimal
+/// frontends do not).
+enum class frontend_sg { on, off };
+
 /// netfront: multi-queue-num-queues (the backend advertises a maximum),
 /// ring and event-channel keys for `queues` queues, then state 4, in one
 /// transaction. `num_queues_value` replaces the num-queues value written
 /// (a hostile frontend).
 void netfront_connect(xs::client& guest, const vif_spec& v, unsigned queues,
-                      const std::optional<std::string>& num_queues_value = std::nullopt);
+                      const std::optional<std::string>& num_queues_value = std::nullopt,
+                      frontend_sg sg = frontend_sg::on);
 /// netfront: writes its state node.
 void netfront_state(xs::client& guest, const vif_spec& v, int state);
 

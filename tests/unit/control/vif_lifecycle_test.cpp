@@ -91,6 +91,28 @@ TEST_F(VifOnSimXenstore, TapExistsBeforeInitWaitAndFeaturesAreAdvertised) {
   EXPECT_EQ(guest_->read(vif_.backend_path() + "/feature-sg"), "1");
 }
 
+// Linux xenvif_carrier_on: a frontend without feature-sg takes each frame in
+// one RX slot, so with a larger MTU every larger frame would be lost.
+TEST_F(VifOnSimXenstore, MtuIsLoweredTo1500ForAFrontendWithoutSg) {
+  vif_.mtu = 9000;
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  ASSERT_EQ(taps_.created.at(0)->mtu, 9000U);
+  netfront_connect(*guest_, vif_, 1, std::nullopt, frontend_sg::off);
+  ASSERT_TRUE(
+      run_until(io_, [&] { return !queues_.created.empty() && queues_.created.back()->started; }));
+  EXPECT_EQ(taps_.created.at(0)->mtu, 1500U);
+  EXPECT_FALSE(queues_.created.back()->configs.at(0).features.sg);
+}
+
+TEST_F(VifOnSimXenstore, MtuStaysForAFrontendWithSg) {
+  vif_.mtu = 9000;
+  start();
+  bring_up(1);
+  EXPECT_EQ(taps_.created.at(0)->mtu, 9000U);
+}
+
 TEST_F(VifOnSimXenstore, ConnectedWaitsForHotplugStatus) {
   start();
   libxl_add(*tool_, vif_);

@@ -36,6 +36,8 @@ struct backend_config {
 /// MTU bounds: Ethernet minimum, and the largest a TAP accepts.
 inline constexpr unsigned min_mtu = 68;
 inline constexpr unsigned max_mtu = 65521;
+/// ETH_DATA_LEN: the most a frontend without feature-sg can take per frame.
+inline constexpr unsigned eth_data_len = 1500;
 
 /// Parses backend/vif/<frontend>/<devid> through `read`. The frontend path
 /// must be exactly /local/domain/<frontend-id>/device/vif/<devid> and

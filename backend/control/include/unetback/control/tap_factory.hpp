@@ -28,6 +28,9 @@ class vif_tap {
   virtual void set_offloads(unsigned tun_flags) = 0;
   /// Carrier on while a data path runs; off when disabled.
   virtual void set_carrier(bool on) = 0;
+  /// The interface's MTU, and setting it. Throw std::system_error.
+  [[nodiscard]] virtual unsigned mtu() const = 0;
+  virtual void set_mtu(unsigned mtu) = 0;
   /// Enslaves the interface to `bridge` (used when hotplug is not awaited).
   virtual void add_to_bridge(const std::string& bridge) = 0;
   /// Deletes the interface (persistence cleared).

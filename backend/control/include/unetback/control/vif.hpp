@@ -115,6 +115,9 @@ class vif : public std::enable_shared_from_this<vif> {
   bool do_connect();
   [[nodiscard]] frontend_limits limits() const;
   void start_data_path(frontend_config cfg);
+  /// Without feature-sg a frame must fit one RX slot: the TAP's MTU goes down
+  /// to 1500 (Linux xenvif_carrier_on).
+  void clamp_mtu_without_sg(const datapath::frontend_features& features);
   void bridge_tap(bool adopted);
   void do_disconnect();
   void do_destroy(const vif_snapshot& s);
