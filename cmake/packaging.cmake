@@ -15,6 +15,7 @@ endif()
 
 set(UNETBACK_SYSTEMD_UNIT_DIR /lib/systemd/system CACHE PATH "systemd system unit directory")
 set(UNETBACK_MODPROBE_DIR /lib/modprobe.d CACHE PATH "modprobe.d directory for the blacklist")
+set(UNETBACK_MODULES_LOAD_DIR /lib/modules-load.d CACHE PATH "modules-load.d directory (tun)")
 set(UNETBACK_CONFIG_DIR /etc/unetback CACHE PATH "unetbackd's configuration directory")
 set(UNETBACK_XEN_SCRIPT_DIR /etc/xen/scripts CACHE PATH "Xen hotplug script directory")
 set(UNETBACK_PACKAGE_MAINTAINER "unetback developers <unetback@localhost>"
@@ -42,6 +43,8 @@ install(FILES ${_pkg_src}/tools/systemd/unetbackd.service
         DESTINATION ${UNETBACK_SYSTEMD_UNIT_DIR} COMPONENT daemon)
 install(FILES ${_pkg_src}/tools/modprobe/unetback.conf
         DESTINATION ${UNETBACK_MODPROBE_DIR} COMPONENT daemon)
+install(FILES ${_pkg_src}/tools/modprobe/unetback-tun.conf
+        DESTINATION ${UNETBACK_MODULES_LOAD_DIR} RENAME unetback.conf COMPONENT daemon)
 install(FILES ${_pkg_src}/tools/systemd/unetback.toml.example
         DESTINATION ${UNETBACK_CONFIG_DIR} RENAME unetback.toml COMPONENT daemon)
 install(PROGRAMS ${_pkg_src}/tools/hotplug/vif-bridge-unetback

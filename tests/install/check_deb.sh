@@ -51,6 +51,7 @@ for p in "${PROGRAMS[@]}"; do
 done
 check "contains the unit" has '-rw-r--r--' lib/systemd/system/unetbackd.service
 check "contains the modprobe blacklist" has '-rw-r--r--' lib/modprobe.d/unetback.conf
+check "contains the modules-load.d file" has '-rw-r--r--' lib/modules-load.d/unetback.conf
 check "contains /etc/unetback/unetback.toml" has '-rw-r--r--' etc/unetback/unetback.toml
 check "contains the hotplug script" has '-rwxr-xr-x' etc/xen/scripts/vif-bridge-unetback
 check "contains unetbackd.8.gz" has '-rw-r--r--' usr/share/man/man8/unetbackd.8.gz

@@ -34,6 +34,7 @@ modprobe_conf=$root/lib/modprobe.d/unetback.conf
 check "modprobe file blacklists xen-netback" grep -qx 'blacklist xen-netback' "$modprobe_conf"
 check "modprobe file blocks explicit loads" grep -qx 'install xen-netback /bin/false' \
   "$modprobe_conf"
+check "modules-load.d loads tun at boot" grep -qx 'tun' "$root/lib/modules-load.d/unetback.conf"
 
 check "configuration /etc/unetback/unetback.toml" grep -qx '\[daemon\]' \
   "$root/etc/unetback/unetback.toml"

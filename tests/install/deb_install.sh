@@ -112,6 +112,8 @@ check "unit runs the installed daemon" \
 check "modprobe file /lib/modprobe.d/unetback.conf" file_is /lib/modprobe.d/unetback.conf 644
 check "modprobe file blacklists xen-netback" \
   grep -Eq '^(blacklist xen[-_]netback|install xen[-_]netback )' /lib/modprobe.d/unetback.conf
+check "modules-load.d file /lib/modules-load.d/unetback.conf loads tun" \
+  grep -qx tun /lib/modules-load.d/unetback.conf
 check "configuration /etc/unetback/unetback.toml" file_is /etc/unetback/unetback.toml 644
 check "configuration is a dpkg conffile" \
   bash -c "dpkg-query -W -f '\${Conffiles}' unetback | grep -q '/etc/unetback/unetback.toml'"

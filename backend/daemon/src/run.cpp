@@ -29,6 +29,7 @@
 #include "unetback/service/state_directory.hpp"
 #include "unetback/service/watchdog.hpp"
 #include "unetback/steering/rss_program.hpp"
+#include "unetback/tap/tap_device.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::daemon {
@@ -122,6 +123,10 @@ int run(const daemon_options& o) {
       spdlog::critical("{}", *conflict);
       return exit_netback_active;
     }
+  }
+  if (const auto problem = tap::tun_device_problem()) {
+    spdlog::critical("{}", *problem);
+    return exit_failure;
   }
   std::optional<daemon_parts> parts;
   try {

@@ -49,6 +49,19 @@ void set_queue_attached(int fd, bool attached) {
 
 }  // namespace
 
+std::optional<std::string> tun_device_problem() {
+  const unique_fd fd(::open("/dev/net/tun", O_RDWR | O_CLOEXEC));
+  if (fd.get() >= 0) {
+    return std::nullopt;
+  }
+  const std::error_code ec(errno, std::generic_category());
+  std::string why = "cannot create TAP devices: open /dev/net/tun: " + ec.message();
+  if (ec == std::errc::no_such_file_or_directory || ec == std::errc::no_such_device) {
+    why += " (load the tun module: modprobe tun)";
+  }
+  return why;
+}
+
 struct tap_device::impl {
   std::optional<netns_handle> netns;
   detail::if_control ctl;  // made in the device's namespace

@@ -21,6 +21,11 @@
 
 namespace unetback::tap {
 
+/// Why this host cannot create TAP devices (nullopt: it can): /dev/net/tun
+/// missing (tun not loaded, a dom0 without udev) or not openable. Checked at
+/// start-up so that the cause is named once, not as every vif's failure.
+[[nodiscard]] std::optional<std::string> tun_device_problem();
+
 /// What to create.
 struct tap_config {
   std::string name;       ///< interface name, 1-15 characters (vif65535.65535 fits)
