@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,10 +72,16 @@ TEST(UnetbackdCli, MissingTunDeviceIsNamedAtStartUp) {
   if (::geteuid() != 0) {
     GTEST_SKIP() << "needs root: a private mount namespace hides /dev/net/tun";
   }
-  const outcome o = run_command(
-      "unshare --mount sh -c 'mount -t tmpfs none /dev/net && exec " + std::string(UNETBACKD_PATH) +
-      " --config /dev/null --platform sim --sim-dir /nonexistent --xenstore "
-      "/nonexistent/socket --state-dir /nonexistent/state --log-target stderr' 2>&1");
+  char config[] = "/tmp/unetback-cli-XXXXXX";  // an empty configuration file
+  const int fd = ::mkstemp(config);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  const outcome o =
+      run_command("unshare --mount sh -c 'mount -t tmpfs none /dev/net && exec " +
+                  std::string(UNETBACKD_PATH) + " --config " + config +
+                  " --platform sim --sim-dir /nonexistent --xenstore /nonexistent/socket "
+                  "--state-dir /nonexistent/state --log-target stderr' 2>&1");
+  ::unlink(config);
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("open /dev/net/tun"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("modprobe tun"), std::string::npos) << o.output;
