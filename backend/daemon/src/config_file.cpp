@@ -197,7 +197,7 @@ std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> vif_tables(const tom
 
 long long parse_poll_us(std::string_view text) {
   if (text == "auto") {
-    return poll_us_auto;
+    return datapath::queue_tuning::poll_us_auto;
   }
   long long v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

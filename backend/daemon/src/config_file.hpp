@@ -31,8 +31,6 @@ struct range {
 };
 inline constexpr range max_queues_range{1, 64};
 inline constexpr range poll_us_range{0, 1'000'000};
-/// poll-us = "auto" (a few wake-ups of this host) in a settings layer.
-inline constexpr long long poll_us_auto = -1;
 inline constexpr range percent_range{0, 100};
 inline constexpr range batch_range{1, 256};
 inline constexpr range backlog_range{65'536, 1LL << 30};
@@ -69,7 +67,8 @@ struct settings_layer {
   std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> per_vif;
 };
 
-/// poll-us as text: "auto", or microseconds in poll_us_range. Throws
+/// poll-us as text: "auto" (datapath::queue_tuning::poll_us_auto), or
+/// microseconds in poll_us_range. Throws
 /// std::invalid_argument saying what is allowed.
 [[nodiscard]] long long parse_poll_us(std::string_view text);
 

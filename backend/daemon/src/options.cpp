@@ -52,10 +52,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
 control::vif_options applied(control::vif_options v, const vif_overrides& o) {
   v.max_queues = static_cast<unsigned>(o.max_queues.value_or(v.max_queues));
   v.wait_for_hotplug = o.wait_for_hotplug.value_or(v.wait_for_hotplug);
-  if (o.poll_us) {
-    v.tuning.poll_us = *o.poll_us == poll_us_auto ? datapath::queue_tuning::poll_us_auto
-                                                  : static_cast<std::uint32_t>(*o.poll_us);
-  }
+  v.tuning.poll_us = static_cast<std::uint32_t>(o.poll_us.value_or(v.tuning.poll_us));
   v.tuning.poll_budget_pct =
       static_cast<std::uint32_t>(o.poll_budget_pct.value_or(v.tuning.poll_budget_pct));
   v.tuning.poll_max_steal_pct =
