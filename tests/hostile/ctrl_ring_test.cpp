@@ -1,4 +1,4 @@
-// Control-ring attacks (XSA-270; netif-reference §4, §6.2 items 26-27):
+// Control-ring attacks (XSA-270; docs/protocol.md §4, §6.2 items 26-27):
 // SET_HASH_MAPPING with overflowing offset/length and entries >= num_queues,
 // keys and tables that are too large, unknown message types, bad grant refs
 // in requests, a producer-index overflow, requests rewritten while the

@@ -1,4 +1,4 @@
-// Double fetch (XSA-155; netif-reference §2.3, §6.2 item 9): the guest
+// Double fetch (XSA-155; docs/protocol.md §2.3, §6.2 item 9): the guest
 // rewrites a request the backend is reading, in a tight loop while kicking.
 // The backend copies each slot once and uses only its copy, so every frame it
 // emits is one consistent, validated (offset, size) of the guest's page, and

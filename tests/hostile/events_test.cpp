@@ -1,4 +1,4 @@
-// Event-channel storms (XSA-331/332; netif-reference §2.5, §6.2 item 29):
+// Event-channel storms (XSA-331/332; docs/protocol.md §2.5, §6.2 item 29):
 // the guest kicks its queue's port as fast as it can, each kick a separate
 // doorbell. The daemon must keep serving the other guest, stay bounded in
 // memory, count the spurious wake-ups, and still serve this vif afterwards.

@@ -1,4 +1,4 @@
-// Extra-info attacks (netif-reference §3.3, §6.2 items 12, 16, 20): invalid
+// Extra-info attacks (docs/protocol.md §3.3, §6.2 items 12, 16, 20): invalid
 // types, FLAG_MORE chains past req_prod, duplicate extras, bogus GSO sizes and
 // types, GSO on a frame that is not TCP, and a multicast-filter flood; and the
 // multicast list across request-multicast-control toggles.

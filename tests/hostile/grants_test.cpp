@@ -1,4 +1,4 @@
-// Grant attacks (XSA-362/367; netif-reference §6.2 item 28): TX data slots
+// Grant attacks (XSA-362/367; docs/protocol.md §6.2 item 28): TX data slots
 // and RX buffers with invalid, reserved, revoked, foreign or read-only grant
 // refs, a guest revoking grants while the backend copies, and revoking the
 // ring page's grant while it is mapped. Every bad grant is a per-packet error,

@@ -1,4 +1,4 @@
-// Producer-index attacks (XSA-39; netif-reference §2.1-2.2, §6.2 items 6-8):
+// Producer-index attacks (XSA-39; docs/protocol.md §2.1-2.2, §6.2 items 6-8):
 // a req_prod far ahead of the consumer, moved backwards, on the TX, RX and
 // (see ctrl_ring_test) control rings, and a ring that is already overfull
 // when the backend attaches.

@@ -1,4 +1,4 @@
-// Guest RX starvation (XSA-392; netif-reference §3.4-3.5, §6.2 items 22-23):
+// Guest RX starvation (XSA-392; docs/protocol.md §3.4-3.5, §6.2 items 22-23):
 // the host floods a guest that posts no RX buffers, or stops consuming them,
 // or leaves fewer slots than its head packet needs. The daemon's memory must
 // stay bounded (the backlog is the TAP's bounded kernel queue: the daemon

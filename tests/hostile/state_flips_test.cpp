@@ -1,4 +1,4 @@
-// Lifecycle attacks (XSA-349; netif-reference §1.10, §6.2 items 3-5, 30): a
+// Lifecycle attacks (XSA-349; docs/protocol.md §1.10, §6.2 items 3-5, 30): a
 // frontend that flips its state rapidly (valid and invalid values, so the
 // data path connects and disconnects over and over), and one that floods its
 // watched `state` node and other keys with writes. The daemon must stay

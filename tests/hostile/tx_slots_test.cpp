@@ -1,4 +1,4 @@
-// Guest TX slot attacks (netif-reference §3.3, §6.2 items 11-15, 17-18;
+// Guest TX slot attacks (docs/protocol.md §3.3, §6.2 items 11-15, 17-18;
 // XSA-423, XSA-432, XSA-448): page-crossing slots, chains whose sizes do not
 // add up, chains running past req_prod, 19/21/22/hundreds of slots,
 // zero-length and one-byte slots.

@@ -1,4 +1,4 @@
-// Connect-time attacks through the frontend's XenStore keys (netif-reference
+// Connect-time attacks through the frontend's XenStore keys (docs/protocol.md
 // §1.7-1.8, §6.2 items 1-5): absurd multi-queue-num-queues, numbers with
 // trailing junk, signs, hex or huge values, missing queue-N directories, ring
 // refs without ports, half-split event channels, request-rx-copy=0, a huge

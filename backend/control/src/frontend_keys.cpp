@@ -1,4 +1,4 @@
-// Frontend key parsing (netif-reference §1.7/§1.8, Linux netback
+// Frontend key parsing (docs/protocol.md §1.7/§1.8, Linux netback
 // connect()/connect_data_rings()/read_xenbus_vif_flags(), made strict).
 
 #include "unetback/control/frontend_keys.hpp"

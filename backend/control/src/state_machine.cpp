@@ -50,7 +50,7 @@ vif_step from_initialising(const vif_snapshot& s) {
   if (s.data_connected) {
     return to_closing(s);  // a data path cannot predate InitWait: reset
   }
-  // netif-reference §0: the TAP must exist before InitWait (the hotplug
+  // docs/protocol.md §0: the TAP must exist before InitWait (the hotplug
   // script runs on InitWait and needs vif<D>.<N>).
   return {{vif_action::create_tap, vif_action::advertise_features, vif_action::write_init_wait},
           xs_state::init_wait};

@@ -42,7 +42,7 @@ bool vif::do_create_tap() {
   }
 }
 
-// netif-reference §1.6, written in one transaction (only while the backend
+// docs/protocol.md §1.6, written in one transaction (only while the backend
 // directory still exists).
 bool vif::do_advertise_features() {
   const std::string max_queues = std::to_string(options_.max_queues);
@@ -136,7 +136,7 @@ void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
 }
 
 // Frontend Connected: read and validate every key once, then start the data
-// path (netif-reference §1.4 step 6). Without hotplug, bridge the TAP here.
+// path (docs/protocol.md §1.4 step 6). Without hotplug, bridge the TAP here.
 bool vif::do_connect() {
   if (!config_ || !tap_) {
     fail("connect without backend configuration or TAP");

@@ -1,5 +1,5 @@
 #pragma once
-// The `rate` credit scheduler for guest TX (netif-reference §1.9; Linux
+// The `rate` credit scheduler for guest TX (docs/protocol.md §1.9; Linux
 // tx_credit_exceeded / tx_add_credit): every `interval` the queue gains
 // `bytes` of credit, capped at max(bytes, 128 KiB) so a maximum-size packet
 // can always pass. Sizes come from private copies of the requests only.

@@ -294,7 +294,7 @@ void tx_path::deliver(pending_packet& pkt) {
 }
 
 void tx_path::respond(const pending_packet& pkt) {
-  // One response per consumed slot, in order (netif-reference §3.3): the
+  // One response per consumed slot, in order (docs/protocol.md §3.3): the
   // first and every data slot echo their id with the packet's status; the
   // extra-info slots get NETIF_RSP_NULL.
   for (std::uint32_t i = 0; i < pkt.slots; ++i) {

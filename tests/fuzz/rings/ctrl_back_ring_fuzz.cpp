@@ -1,5 +1,5 @@
 // Fuzzes control-ring processing as a whole (feature-ctrl-ring,
-// netif-reference §4, XSA-39/155/270): a hostile frontend owns the shared
+// docs/protocol.md §4, XSA-39/155/270): a hostile frontend owns the shared
 // control-ring page and writes any request slot, any req_prod and any event
 // index, in any order; the backend runs the pass of
 // backend/datapath/src/control_ring.cpp (unconsumed_requests, copy each

@@ -5,7 +5,7 @@
 // guest chose. Input: a feature byte, a hash byte, a padding byte, the
 // 12-byte vnet header, 4 bytes of hash value, then the frame. The frame is
 // padded with `padding` KiB of zeros to reach multi-page sizes.
-// Checked (netif-reference §3.4, §6.2 items 23-25): the plan uses exactly
+// Checked (docs/protocol.md §3.4, §6.2 items 23-25): the plan uses exactly
 // rx_slots_needed slots; the copies cover the frame exactly once, in order,
 // each within one page at offset 0; each data response echoes its request's
 // id and states its copy's length; more_data links the data slots; extras

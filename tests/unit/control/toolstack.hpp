@@ -1,6 +1,6 @@
 #pragma once
 // What libxl 4.17 and Linux netfront write, reproduced for lifecycle tests
-// (netif-reference §1.3, §1.5, §8; NOTES.md "libxl / XenStore / hotplug").
+// (docs/protocol.md §1.3, §1.5, §8; NOTES.md "libxl / XenStore / hotplug").
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// The frontend's XenStore keys (netif-reference §1.5-1.8).
+// The frontend's XenStore keys (docs/protocol.md §1.5-1.8).
 #include <gtest/gtest.h>
 
 #include <map>

@@ -1,4 +1,4 @@
-// Reassembling guest RX packets from response slots (netif-reference §3.4).
+// Reassembling guest RX packets from response slots (docs/protocol.md §3.4).
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// Splitting a guest frame into netif TX slots (netif-reference §3.3).
+// Splitting a guest frame into netif TX slots (docs/protocol.md §3.3).
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// The control-ring state machine: every check of netif-reference §4.2 and
+// The control-ring state machine: every check of docs/protocol.md §4.2 and
 // §6.2 items 26-27, with a fake grant reader standing in for grant copies.
 
 #include "unetback/rings/ctrl_ring.hpp"

@@ -1,4 +1,4 @@
-// The guest-TX parser, one test per rule of netif-reference §3.3 / §6.2
+// The guest-TX parser, one test per rule of docs/protocol.md §3.3 / §6.2
 // items 11-17, named after what the guest does.
 
 #include "unetback/rings/tx_parser.hpp"

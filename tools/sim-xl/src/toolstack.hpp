@@ -1,5 +1,5 @@
 #pragma once
-// The toolstack's side of a vif, as libxl 4.17 does it (netif-reference §1.3,
+// The toolstack's side of a vif, as libxl 4.17 does it (docs/protocol.md §1.3,
 // §1.10, §8): one transaction to create the nodes, a 10 s wait for InitWait,
 // the hotplug script, and the unplug handshake with its 10 s wait for Closed.
 

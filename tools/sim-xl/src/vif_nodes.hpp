@@ -1,5 +1,5 @@
 #pragma once
-// The XenStore nodes libxl 4.17 writes for a vif (netif-reference §1.3, §8.1):
+// The XenStore nodes libxl 4.17 writes for a vif (docs/protocol.md §1.3, §8.1):
 // backend keys, frontend keys, and libxl's private copy, with their permissions.
 
 #include <string>

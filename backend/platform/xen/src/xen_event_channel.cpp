@@ -1,4 +1,4 @@
-// event_channel over libxenevtchn (xenevtchn.h; netif-reference §5.2).
+// event_channel over libxenevtchn (xenevtchn.h; docs/protocol.md §5.2).
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>

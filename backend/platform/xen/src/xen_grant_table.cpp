@@ -1,4 +1,4 @@
-// grant_table over libxengnttab (xengnttab.h; netif-reference §5.1).
+// grant_table over libxengnttab (xengnttab.h; docs/protocol.md §5.1).
 #include <sys/mman.h>
 extern "C" {
 #include <xengnttab.h>

@@ -1,6 +1,6 @@
 #pragma once
 // The memory-ordering primitives used on shared ring pages (xen/io/ring.h
-// xen_mb/xen_rmb/xen_wmb, netif-reference §2.3). Every access to a shared
+// xen_mb/xen_rmb/xen_wmb, docs/protocol.md §2.3). Every access to a shared
 // ring index goes through one of these; nothing else in rings/ orders memory.
 //
 // The ring page is ordinary cacheable memory shared with another domain (or,

@@ -1,5 +1,5 @@
 #pragma once
-// Control-ring message handling (feature-ctrl-ring; netif-reference §4,
+// Control-ring message handling (feature-ctrl-ring; docs/protocol.md §4,
 // §6.2 items 26-27) as a pure state machine: a hash_config, and
 // handle(request, read_grant) -> response. Every parameter is checked with
 // overflow-safe arithmetic; tables are copied into staging, validated, then

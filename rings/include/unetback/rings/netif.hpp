@@ -2,7 +2,7 @@
 // The netif wire types, straight from <xen/io/netif.h> (Xen 4.17), with
 // static_asserts pinning every size and offset we rely on, the flag constants
 // as typed C++ constants, and the three ring instantiations (TX, RX, ctrl).
-// Careful: the TX and RX checksum flag bits differ (netif-reference §3.2).
+// Careful: the TX and RX checksum flag bits differ (docs/protocol.md §3.2).
 
 // netif.h is not self-contained: it needs the C fixed-width types in the
 // global namespace, then xen.h (grant_ref_t, the ring macros' prerequisites).

@@ -3,7 +3,7 @@
 // frame held in PRIVATE memory (never a guest page): Ethernet, at most one
 // VLAN tag, IPv4 (IHL checked) or IPv6 (with a bounded walk of extension
 // headers), then TCP or UDP. Used to place checksum offsets for the TAP's
-// virtio_net_hdr (netif-reference §3.6) and to build Toeplitz hash input
+// virtio_net_hdr (docs/protocol.md §3.6) and to build Toeplitz hash input
 // (§4.2). Every offset it returns lies inside the frame.
 
 #include <cstddef>

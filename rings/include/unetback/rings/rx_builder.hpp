@@ -1,5 +1,5 @@
 #pragma once
-// The guest-RX response builder (netif-reference §3.4, §6.2 items 22-25).
+// The guest-RX response builder (docs/protocol.md §3.4, §6.2 items 22-25).
 // Given one packet (length, offload info, optional hash) and the frontend's
 // features, it computes the ring slots the packet needs, and, given that many
 // RX requests copied out of the ring, the grant-copy plan and every response:
@@ -57,7 +57,7 @@ enum class rx_error : std::uint8_t {
   return "unknown rx error";
 }
 
-/// A HASH extra to attach (control-ring hashing, netif-reference §4.4).
+/// A HASH extra to attach (control-ring hashing, docs/protocol.md §4.4).
 struct rx_hash {
   bool present = false;
   std::uint8_t type = 0;    ///< _XEN_NETIF_CTRL_HASH_TYPE_* bit number
@@ -133,7 +133,7 @@ namespace detail {
   return r;
 }
 
-/// NETRXF checksum flags of slot 0 (netif-reference §3.4).
+/// NETRXF checksum flags of slot 0 (docs/protocol.md §3.4).
 [[nodiscard]] constexpr std::uint16_t rx_csum_flags(const rx_offload& o) {
   if (o.csum_partial) {
     return rx_flags::csum_blank | rx_flags::data_validated;

@@ -141,7 +141,7 @@ class sring_view {
 }  // namespace detail
 
 /// The backend end of a shared ring. Never initialises the header (attach
-/// only; netif-reference §2.1). Not thread-safe: one worker owns it.
+/// only; docs/protocol.md §2.1). Not thread-safe: one worker owns it.
 template <class Req, class Rsp>
 class back_ring {
  public:
@@ -153,7 +153,7 @@ class back_ring {
 
   /// Attaches to a ring the frontend initialised: rsp_prod_pvt = req_cons =
   /// rsp_prod (ring.h BACK_RING_ATTACH). Fails with attach_overflow when
-  /// req_prod - rsp_prod > size (netif-reference §6.2 item 6).
+  /// req_prod - rsp_prod > size (docs/protocol.md §6.2 item 6).
   [[nodiscard]] static result<back_ring, ring_error> attach(ring_page page) {
     back_ring r;
     r.view_ = detail::sring_view<Req, Rsp>(page);
@@ -264,7 +264,7 @@ class back_ring {
 };
 
 /// The frontend end of a shared ring, as a netfront drives it
-/// (netif-reference §2.4). Usage:
+/// (docs/protocol.md §2.4). Usage:
 ///   auto ring = front_ring<Req, Rsp>::init(page);  // fresh page, header initialised
 ///   ring.write_request(req) ...;                   // a whole packet's slots
 ///   if (ring.push_requests_and_check_notify()) kick();

@@ -1,5 +1,5 @@
 #pragma once
-// The Toeplitz hash (netif-reference §4.3; netif.h xen_netif_toeplitz_hash,
+// The Toeplitz hash (docs/protocol.md §4.3; netif.h xen_netif_toeplitz_hash,
 // the Microsoft RSS algorithm) and its input builder per hash type (§4.2):
 //   IPV4      src, dst addresses             8 bytes
 //   IPV4_TCP  src, dst, sport, dport        12 bytes

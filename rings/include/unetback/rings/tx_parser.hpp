@@ -1,5 +1,5 @@
 #pragma once
-// The guest-TX packet parser (netif-reference §3.3, §6.2 items 11-17). It
+// The guest-TX packet parser (docs/protocol.md §3.3, §6.2 items 11-17). It
 // works ONLY on a private copy of the unconsumed request slots (the worker
 // copies them out of the ring once, bounded by the ring size), never on the
 // shared page, and turns the slots of one packet into a validated

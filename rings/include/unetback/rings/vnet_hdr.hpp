@@ -1,6 +1,6 @@
 #pragma once
 // Mapping between netif checksum/GSO flags and the struct virtio_net_hdr that
-// prefixes every frame on a TAP opened with IFF_VNET_HDR (netif-reference
+// prefixes every frame on a TAP opened with IFF_VNET_HDR (docs/protocol.md
 // §3.6). Works on the private copy of a frame only.
 //
 // Guest TX -> TAP (guest_tx_to_vnet):
@@ -64,7 +64,7 @@ inline constexpr std::uint8_t vnet_gso_udp = 3;       ///< VIRTIO_NET_HDR_GSO_UD
 inline constexpr std::uint8_t vnet_gso_tcpv6 = 4;     ///< VIRTIO_NET_HDR_GSO_TCPV6
 inline constexpr std::uint8_t vnet_gso_ecn = 0x80;    ///< VIRTIO_NET_HDR_GSO_ECN
 
-/// The frontend's offload features (frontend keys, netif-reference §1.7).
+/// The frontend's offload features (frontend keys, docs/protocol.md §1.7).
 struct offload_features {
   bool sg = false;                 ///< feature-sg
   bool gso_tcpv4 = false;          ///< feature-gso-tcpv4
@@ -73,7 +73,7 @@ struct offload_features {
   bool no_csum_offload = false;    ///< feature-no-csum-offload (IPv4)
 };
 
-/// TUNSETOFFLOAD flags for a vif whose frontend has `f` (netif-reference §3.6):
+/// TUNSETOFFLOAD flags for a vif whose frontend has `f` (docs/protocol.md §3.6):
 /// TUN_F_CSUM if the frontend accepts blank checksums for IPv4 or IPv6 (the
 /// other family is completed in vnet_to_guest_rx); TSO4/TSO6 only with SG, the
 /// GSO feature and blank checksums for that family (Linux netdev feature

@@ -1,5 +1,5 @@
 #pragma once
-// The backend directory keys the toolstack wrote (netif-reference §1.3, §1.6,
+// The backend directory keys the toolstack wrote (docs/protocol.md §1.3, §1.6,
 // §6.2 item 1): only dom0 can write them, but they are still checked, and the
 // frontend path is only ever taken from here and verified.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Strict parsing of a netfront's XenStore keys (netif-reference §1.7, §1.8,
+// Strict parsing of a netfront's XenStore keys (docs/protocol.md §1.7, §1.8,
 // §6.2 items 1-3) into validated queue configurations. Pure: keys come from a
 // reader function, so tests and the fuzzer feed a map. Everything is read
 // once, at connect; later changes are never looked at.

@@ -1,5 +1,5 @@
 #pragma once
-// The control-ring runner (feature-ctrl-ring, netif-reference §4): one small
+// The control-ring runner (feature-ctrl-ring, docs/protocol.md §4): one small
 // thread per vif that maps the frontend's control ring, binds its event
 // channel, answers requests with rings::ctrl_handler (grant reads are grant
 // copies), and publishes the hash configuration into vif_shared_state.

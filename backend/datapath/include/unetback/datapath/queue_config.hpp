@@ -12,7 +12,7 @@
 
 namespace unetback::datapath {
 
-/// Features the frontend requested (frontend dir keys, netif-reference §1.7).
+/// Features the frontend requested (frontend dir keys, docs/protocol.md §1.7).
 struct frontend_features {
   bool rx_notify = false;          ///< feature-rx-notify
   bool sg = false;                 ///< feature-sg: multi-slot RX packets

@@ -1,5 +1,5 @@
 #pragma once
-// Coexistence with the kernel's xen-netback (netif-reference §1.11): only one
+// Coexistence with the kernel's xen-netback (docs/protocol.md §1.11): only one
 // backend may serve /local/domain/0/backend/vif. libxl always writes vif backends
 // there (§0, §8.4), and the kernel module, when present, binds them through the
 // xen-backend bus (modalias xen-backend:vif). Two backends racing on the same

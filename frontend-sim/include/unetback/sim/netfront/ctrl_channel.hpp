@@ -1,5 +1,5 @@
 #pragma once
-// The frontend end of the control ring (feature-ctrl-ring, netif-reference
+// The frontend end of the control ring (feature-ctrl-ring, docs/protocol.md
 // §4): one granted ring page and one event channel. Requests are sent one at
 // a time and their responses awaited (bounded), as a Windows PV driver
 // configures RSS. configure_toeplitz() sends the usual sequence.

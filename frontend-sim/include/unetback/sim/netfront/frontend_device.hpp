@@ -1,6 +1,6 @@
 #pragma once
 // One vif of netfront-sim: the frontend side of the xenbus handshake (Linux
-// xen-netfront, netif-reference §1.5) over the guest's XenStore connection,
+// xen-netfront, docs/protocol.md §1.5) over the guest's XenStore connection,
 // driving its frontend_queues and optional control ring.
 //
 //   our state   backend state  action

@@ -1,6 +1,6 @@
 #pragma once
 // The XenStore side of the netfront handshake, the pure part
-// (netif-reference §1.5-1.8): parsing what the backend advertises and
+// (docs/protocol.md §1.5-1.8): parsing what the backend advertises and
 // building the keys the frontend writes in one transaction.
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Guest receive, the pure part: reassembles one packet from consecutive RX
-// response slots (netif-reference §3.4), like Linux xennet_get_responses:
+// response slots (docs/protocol.md §3.4), like Linux xennet_get_responses:
 //   slot 0   status = bytes in this slot, flags csum/more_data/extra_info
 //   [extras] extra-info slots (GSO, HASH...) chained by XEN_NETIF_EXTRA_FLAG_MORE
 //   slot k   status = bytes, more_data except on the last

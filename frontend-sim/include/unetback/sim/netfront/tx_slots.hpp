@@ -1,7 +1,7 @@
 #pragma once
 // Guest transmit, the pure part: how netfront-sim turns one frame read from
 // its TAP (virtio_net_hdr + Ethernet frame) into netif TX ring slots
-// (netif-reference §3.3), like Linux xen-netfront's xennet_start_xmit:
+// (docs/protocol.md §3.3), like Linux xen-netfront's xennet_start_xmit:
 //   slot 0   data, size = TOTAL length, flags csum_blank/data_validated,
 //            more_data if more data slots follow, extra_info if a GSO extra follows
 //   [extra]  XEN_NETIF_EXTRA_TYPE_GSO {size = MSS, type TCPV4/TCPV6}
@@ -24,7 +24,7 @@ inline constexpr std::uint32_t max_tx_data_slots = 16;
 /// Most ring slots one frame may need (data slots plus one GSO extra).
 inline constexpr std::uint32_t max_tx_ring_slots = max_tx_data_slots + 1;
 
-/// What the backend accepts from us (its feature-* keys, netif-reference §1.6).
+/// What the backend accepts from us (its feature-* keys, docs/protocol.md §1.6).
 struct backend_tx_features {
   bool sg = false;         ///< feature-sg: multi-slot packets
   bool gso_tcpv4 = false;  ///< feature-gso-tcpv4

@@ -2,7 +2,7 @@
 // The real-Xen platform: grant tables over libxengnttab (/dev/xen/gntdev) and
 // event channels over libxenevtchn (/dev/xen/evtchn). A thin, direct mapping:
 // grant-copy batches are handed to xengnttab_grant_copy unchanged, errors are
-// std::error_code/std::system_error built from errno (netif-reference §5.1-5.2).
+// std::error_code/std::system_error built from errno (docs/protocol.md §5.1-5.2).
 
 #include <cstdint>
 #include <memory>
