@@ -188,7 +188,7 @@ TEST_F(DynamicKeys, MalformedMulticastControlDisablesOnlyThisVif) {
   m.connect();
   ASSERT_TRUE(guest().wait_backend_state({4}));
   begin_attack();
-  guest().xs().write(guest().frontend_path() + "/request-multicast-control", "2");
+  guest().xs().write(guest().frontend_path() + "/request-multicast-control", "yes");
   EXPECT_TRUE(guest().wait_backend_state({5, 6}));
   const auto error = w().read(world::error_node(hostile_guest::id));
   EXPECT_TRUE(error && error->find("request-multicast-control") != std::string::npos)

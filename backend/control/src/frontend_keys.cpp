@@ -24,16 +24,11 @@ datapath::queue_config parse_queue(key_parser& p, const std::string& dir, unsign
       grant_ref{static_cast<std::uint32_t>(p.number(dir + "tx-ring-ref", 0, UINT32_MAX))};
   q.rx_ring_ref =
       grant_ref{static_cast<std::uint32_t>(p.number(dir + "rx-ring-ref", 0, UINT32_MAX))};
-  // Split channels when both -tx and -rx exist, else the shared one.
-  const bool has_tx = p.present(dir + "event-channel-tx");
-  const bool has_rx = p.present(dir + "event-channel-rx");
-  if (has_tx != has_rx) {
-    p.fail(key_error::kind::inconsistent, dir + (has_tx ? "event-channel-rx" : "event-channel-tx"),
-           "split event channels need both -tx and -rx");
-    return q;
-  }
-  q.split_event_channels = has_tx;
-  if (has_tx) {
+  // Split channels when both -tx and -rx exist, else the shared one (Linux
+  // falls back to event-channel when either split key is missing).
+  const bool split = p.present(dir + "event-channel-tx") && p.present(dir + "event-channel-rx");
+  q.split_event_channels = split;
+  if (split) {
     q.tx_port = evtchn_port{
         static_cast<std::uint32_t>(p.number(dir + "event-channel-tx", 1, max_evtchn_port))};
     q.rx_port = evtchn_port{
@@ -94,8 +89,9 @@ key_result<frontend_config> parse_frontend_keys(const key_reader& read,
                                                 const frontend_limits& limits) {
   key_parser p(read);
   frontend_config cfg;
-  // request-rx-copy: copying is the only receive mode there is (QEMU refuses 0 too).
-  (void)p.number("request-rx-copy", 1, 1);
+  // request-rx-copy: copying is the only receive mode there is (QEMU refuses 0
+  // too); any non-zero value requests it, as for Linux.
+  (void)p.number("request-rx-copy", 1, UINT32_MAX);
   const auto num_queues =
       static_cast<unsigned>(p.number_or("multi-queue-num-queues", 1, limits.max_queues, 1));
   for (unsigned k = 0; p.ok() && k < num_queues; ++k) {

@@ -1,6 +1,10 @@
 // control::tap_factory over real TAP devices.
 
+#include <net/if.h>
+#include <spdlog/spdlog.h>
+
 #include <memory>
+#include <system_error>
 
 #include "unetback/control/tap_factory.hpp"
 #include "unetback/tap/tap_device.hpp"
@@ -30,26 +34,49 @@ class kernel_tap final : public vif_tap {
   void add_to_bridge(const std::string& bridge) override {
     tap::add_to_bridge(bridge, dev_.ifindex());
   }
+  void set_up() override { dev_.set_up(true); }
   void remove() override { dev_.remove(); }
 
  private:
   tap::tap_device dev_;
 };
 
+bool interface_exists(const std::string& name) {
+  return ::if_nametoindex(name.c_str()) != 0;
+}
+
 class kernel_tap_factory final : public tap_factory {
  public:
   std::unique_ptr<vif_tap> create(const tap_request& request) override {
+    if (request.vifname && *request.vifname != request.name && interface_exists(*request.vifname)) {
+      try {
+        return adopt(*request.vifname);
+      } catch (const std::system_error& e) {
+        spdlog::warn("{}: {} exists but is not a TAP of ours ({}); creating {}", request.name,
+                     *request.vifname, e.what(), request.name);
+      }
+    }
+    if (interface_exists(request.name)) {
+      return adopt(request.name);
+    }
     // Offloads follow the frontend's features at connect; none until then.
     tap::tap_device dev = tap::tap_device::create({request.name, 0, /*persist=*/true});
     try {
       dev.set_mac(tap::backend_vif_mac);
       dev.set_mtu(request.mtu);
-      dev.set_up(true);
     } catch (...) {
       dev.remove();
       throw;
     }
     return std::make_unique<kernel_tap>(std::move(dev));
+  }
+
+ private:
+  // A persistent TAP a previous daemon created and the hotplug script set up
+  // (MAC, MTU, bridge, link up): attached to as it is. TUNSETIFF refuses an
+  // interface that is not a TAP with our flags.
+  static std::unique_ptr<vif_tap> adopt(const std::string& name) {
+    return std::make_unique<kernel_tap>(tap::tap_device::create({name, 0, /*persist=*/true}));
   }
 };
 

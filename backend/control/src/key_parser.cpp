@@ -52,7 +52,7 @@ std::uint64_t key_parser::number_or(const std::string& key, std::uint64_t lo, st
 }
 
 bool key_parser::flag(const std::string& key) {
-  return number_or(key, 0, 1, 0) == 1;
+  return number_or(key, 0, UINT32_MAX, 0) != 0;
 }
 
 }  // namespace unetback::control::detail

@@ -21,7 +21,9 @@ class key_parser {
   /// An optional decimal in [lo, hi]; `fallback` when absent.
   std::uint64_t number_or(const std::string& key, std::uint64_t lo, std::uint64_t hi,
                           std::uint64_t fallback);
-  /// "0" or "1" when present; false when absent.
+  /// A decimal flag, on when non-zero (xenbus_read_unsigned() as Linux's
+  /// netback reads them: netfronts write "1", but any non-zero means on);
+  /// false when absent.
   bool flag(const std::string& key);
   /// True if the key exists (any value).
   bool present(const std::string& key);

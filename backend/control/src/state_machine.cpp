@@ -101,8 +101,11 @@ vif_step from_closing(const vif_snapshot& s) {
   if (s.data_connected) {
     return {{vif_action::disconnect}, xs_state::closing};
   }
-  if (s.backend_valid && frontend_active(s.frontend)) {
-    return {{}, xs_state::closing};  // wait for the frontend to let go
+  // Wait for the frontend to let go, and while it is Closing for it to write
+  // Closed, as Linux's netback and QEMU do: a kexec or kdump kernel's
+  // xenbus_reset_frontend() waits for the backend's Closing, then its Closed.
+  if (s.backend_valid && (frontend_active(s.frontend) || s.frontend == xs_state::closing)) {
+    return {{}, xs_state::closing};
   }
   if (!s.online) {
     return {{vif_action::write_closed, vif_action::destroy}, xs_state::closed};

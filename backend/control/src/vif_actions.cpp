@@ -8,6 +8,7 @@
 #include <system_error>
 #include <utility>
 
+#include "key_parser.hpp"
 #include "unetback/control/vif.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
 #include "unetback/util/rate_limit.hpp"
@@ -33,7 +34,12 @@ bool vif::do_create_tap() {
     return true;  // re-arm: the interface (and its bridge port) is kept
   }
   try {
-    tap_ = env_.taps.create({tag(), config_ ? config_->mtu : 1500});
+    tap_request request{tag(), 1500, std::nullopt};
+    if (config_) {
+      request.mtu = config_->mtu;
+      request.vifname = config_->vifname;
+    }
+    tap_ = env_.taps.create(request);
     spdlog::info("{}: TAP {} ready", tag(), tap_->name());
     return true;
   } catch (const std::exception& e) {
@@ -136,7 +142,8 @@ void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
 }
 
 // Frontend Connected: read and validate every key once, then start the data
-// path (docs/protocol.md §1.4 step 6). Without hotplug, bridge the TAP here.
+// path (docs/protocol.md §1.4 step 6). Without hotplug, bridge the TAP and
+// bring it up here.
 bool vif::do_connect() {
   if (!config_ || !tap_) {
     fail("connect without backend configuration or TAP");
@@ -152,8 +159,11 @@ bool vif::do_connect() {
     }
     const bool resuming = resume_next_;
     start_data_path(std::move(keys.value()));
-    if (!options_.wait_for_hotplug && config_->bridge && !bridged_) {
-      bridge_tap(resuming);
+    if (!options_.wait_for_hotplug) {
+      if (config_->bridge && !bridged_) {
+        bridge_tap(resuming);
+      }
+      tap_->set_up();  // no script will
     }
   } catch (const std::exception& e) {
     fail(std::string("connecting: ") + e.what());
@@ -185,13 +195,17 @@ void vif::follow_multicast_control() {
     return;
   }
   try {
-    const auto value = env_.xs.read(config_->frontend_path + "/request-multicast-control");
-    if (value && *value != "0" && *value != "1") {
-      fail("frontend request-multicast-control: malformed (must be 0 or 1)");
+    const std::string key = "request-multicast-control";
+    const key_reader read = [&](std::string_view k) {
+      return env_.xs.read(config_->frontend_path + "/" + std::string(k));
+    };
+    detail::key_parser p(read);
+    const bool on = p.flag(key);
+    if (!p.ok()) {
+      fail("frontend " + p.error().message());
       env_.request_refresh(frontend_, devid_);
       return;
     }
-    const bool on = value == "1";
     if (multicast_control_ != on) {
       queues_->set_multicast_control(on);
       multicast_control_ = on;

@@ -32,6 +32,7 @@ class fake_tap : public vif_tap {
   [[nodiscard]] unsigned mtu() const override { return s_->mtu; }
   void set_mtu(unsigned mtu) override { s_->mtu = mtu; }
   void add_to_bridge(const std::string& bridge) override { s_->bridges.push_back(bridge); }
+  void set_up() override { s_->up = true; }
   void remove() override { s_->removed = true; }
 
  private:
@@ -79,6 +80,7 @@ std::unique_ptr<vif_tap> fake_tap_factory::create(const tap_request& request) {
   auto s = std::make_shared<fake_tap_state>();
   s->name = request.name;
   s->mtu = request.mtu;
+  s->vifname = request.vifname;
   created.push_back(s);
   return std::make_unique<fake_tap>(s);
 }

@@ -21,6 +21,8 @@ struct fake_tap_state {
   unsigned mtu = 0;
   bool removed = false;
   bool carrier = false;
+  bool up = false;
+  std::optional<std::string> vifname;  ///< as requested
   unsigned offloads = 0;
   unsigned queues_opened = 0;
   std::vector<std::string> bridges;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
+#include <utility>
 
 #include "unetback/control/frontend_keys.hpp"
 
@@ -160,15 +162,22 @@ TEST(FrontendKeys, RxCopyNotRequestedIsRejected) {
   EXPECT_EQ(error_of(k).key, "request-rx-copy");
   k["request-rx-copy"] = "0";
   EXPECT_EQ(error_of(k).what, key_error::kind::out_of_range);
+  k["request-rx-copy"] = "2";  // any non-zero requests it (Linux)
+  EXPECT_TRUE(parse_frontend_keys(reader(k), limits()).has_value());
 }
 
-TEST(FrontendKeys, OneSplitEventChannelAloneIsRejected) {
+// As Linux: either split key missing means the shared one.
+TEST(FrontendKeys, OneSplitEventChannelAloneFallsBackToTheSharedOne) {
   keys k = single_queue();
   k.erase("event-channel-rx");
-  k["event-channel"] = "5";  // even with a shared one present
-  const key_error e = error_of(k);
-  EXPECT_EQ(e.what, key_error::kind::inconsistent);
-  EXPECT_EQ(e.key, "event-channel-rx");
+  k["event-channel"] = "5";
+  const auto r = parse_frontend_keys(reader(k), limits());
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_FALSE(r.value().queues[0].split_event_channels);
+  EXPECT_EQ(r.value().queues[0].tx_port, evtchn_port{5});
+  EXPECT_EQ(r.value().queues[0].rx_port, evtchn_port{5});
+  k.erase("event-channel");
+  EXPECT_EQ(error_of(k).key, "event-channel");
 }
 
 TEST(FrontendKeys, NoEventChannelAtAllIsRejected) {
@@ -186,14 +195,30 @@ TEST(FrontendKeys, EventChannelZeroOrBeyondFifoLimitIsRejected) {
   EXPECT_EQ(error_of(k).what, key_error::kind::out_of_range);
 }
 
-TEST(FrontendKeys, FeatureFlagOtherThanZeroOrOneIsRejected) {
-  for (const char* flag : {"feature-sg", "feature-rx-notify", "feature-gso-tcpv4",
-                           "feature-no-csum-offload", "request-multicast-control"}) {
+// Any non-zero decimal is on, as xenbus_read_unsigned() gives it to Linux's
+// netback; what is not a number is still refused.
+TEST(FrontendKeys, FeatureFlagIsOnWhenNonZeroAndRefusedWhenNotANumber) {
+  using flag_member = bool datapath::frontend_features::*;
+  const std::array<std::pair<const char*, flag_member>, 5> flags{{
+      {"feature-sg", &datapath::frontend_features::sg},
+      {"feature-rx-notify", &datapath::frontend_features::rx_notify},
+      {"feature-gso-tcpv4", &datapath::frontend_features::gso_tcpv4},
+      {"feature-no-csum-offload", &datapath::frontend_features::no_csum_offload},
+      {"request-multicast-control", &datapath::frontend_features::multicast_control},
+  }};
+  for (const auto& [flag, member] : flags) {
     keys k = single_queue();
+    k[flag] = "0";
+    ASSERT_TRUE(parse_frontend_keys(reader(k), limits()).has_value()) << flag;
+    EXPECT_FALSE(parse_frontend_keys(reader(k), limits()).value().features.*member) << flag;
     k[flag] = "2";
-    EXPECT_EQ(error_of(k).key, flag);
+    ASSERT_TRUE(parse_frontend_keys(reader(k), limits()).has_value()) << flag;
+    EXPECT_TRUE(parse_frontend_keys(reader(k), limits()).value().features.*member) << flag;
     k[flag] = "yes";
     EXPECT_EQ(error_of(k).what, key_error::kind::malformed);
+    EXPECT_EQ(error_of(k).key, flag);
+    k[flag] = "4294967296";  // beyond %u
+    EXPECT_EQ(error_of(k).what, key_error::kind::out_of_range);
   }
 }
 

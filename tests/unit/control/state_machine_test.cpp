@@ -191,10 +191,12 @@ TEST(VifStateMachine, EverySnapshotSettlesWithinFiveSteps) {
   }
 }
 
+// A Closing frontend is waited for (it writes Closed next); libxl's removal
+// deletes the directories after its timeout, which ends it (present = false).
 TEST(VifStateMachine, OfflineWithInactiveFrontendAlwaysEndsDestroyed) {
   for (vif_snapshot s : every_snapshot()) {
     if (s.online || s.frontend == S::init_wait || s.frontend == S::initialised ||
-        s.frontend == S::connected) {
+        s.frontend == S::connected || (s.frontend == S::closing && s.backend_valid)) {
       continue;
     }
     bool destroyed = false;
@@ -251,7 +253,29 @@ TEST(VifLifecycle, ToolstackUnplugWaitsForTheFrontendThenCloses) {
   s.data_connected = false;
   EXPECT_TRUE(next_step(s).actions.empty());  // frontend still active
   s.frontend = S::closing;
+  EXPECT_TRUE(next_step(s).actions.empty());  // and Closing: Closed is its to write
+  s.frontend = S::closed;
   EXPECT_EQ(next_step(s).actions, (std::vector<A>{A::write_closed, A::destroy}));
+}
+
+// xenbus_reset_frontend() (a kexec or kdump kernel): the frontend writes
+// Closing and waits for the backend's Closing, then writes Closed and waits
+// for the backend's Closed, then Initialising for a second connection.
+TEST(VifLifecycle, FrontendResetHandshakeGetsClosingThenClosedThenASecondConnection) {
+  vif_snapshot s = fresh();
+  s.backend = S::connected;
+  s.frontend = S::closing;
+  s.data_connected = true;
+  s.hotplug_connected = true;
+  EXPECT_EQ(next_step(s).actions, (std::vector<A>{A::disconnect, A::write_closing}));
+  s = apply(s, next_step(s));
+  ASSERT_EQ(s.backend, S::closing);
+  EXPECT_TRUE(next_step(s).actions.empty());  // not Closed before the frontend is
+  s.frontend = S::closed;
+  EXPECT_EQ(next_step(s).actions, std::vector<A>{A::write_closed});
+  s = apply(s, next_step(s));
+  s.frontend = S::initialising;
+  EXPECT_EQ(next_step(s).actions, (std::vector<A>{A::create_tap, A::write_init_wait}));
 }
 
 TEST(VifLifecycle, DomainDestroyWithVanishedFrontendClosesImmediately) {

@@ -36,6 +36,9 @@ void libxl_add(xs::client& tool, const vif_spec& v) {
     if (v.mtu) {
       tx.write(be + "/mtu", std::to_string(*v.mtu));
     }
+    if (v.vifname) {
+      tx.write(be + "/vifname", *v.vifname);
+    }
     // Frontend: owned by the guest, readable by the backend domain.
     tx.mkdir(fe);
     const std::array<xs::permission, 2> fe_perms{xs::permission{v.guest, xs::access::none},

@@ -16,6 +16,7 @@ struct vif_spec {
   domid backend{0};
   std::string bridge = "xenbr0";
   std::optional<unsigned> mtu;
+  std::optional<std::string> vifname;
 
   [[nodiscard]] std::string backend_path() const;
   [[nodiscard]] std::string frontend_path() const;

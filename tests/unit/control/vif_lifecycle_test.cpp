@@ -180,6 +180,26 @@ TEST_F(VifOnSimXenstore, ReconnectAfterClosedKeepsHotplugStatus) {
   EXPECT_EQ(taps_.created.size(), 1U);  // same TAP
 }
 
+// xenbus_reset_frontend() in a kexec or kdump kernel: Closing, wait for the
+// backend's Closing; Closed, wait for its Closed; Initialising, then a second
+// connection on the same device (docs/protocol.md §1).
+TEST_F(VifOnSimXenstore, FrontendResetIsAnsweredStepByStepAndReconnects) {
+  start();
+  bring_up();
+  netfront_state(*guest_, vif_, 5);
+  ASSERT_TRUE(wait_state("5"));
+  EXPECT_TRUE(stays("5"));
+  EXPECT_TRUE(queues_.created[0]->stopped);
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  netfront_state(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("4"));
+  ASSERT_EQ(queues_.created.size(), 2U);
+  EXPECT_TRUE(queues_.created[1]->started);
+}
+
 TEST_F(VifOnSimXenstore, BadFrontendKeysWriteAnErrorNodeAndCloseThisVifOnly) {
   start();
   libxl_add(*tool_, vif_);
@@ -239,6 +259,25 @@ TEST_F(VifOnSimXenstore, WithoutHotplugTheDaemonBridgesAndConnects) {
   netfront_connect(*guest_, vif_, 1);
   ASSERT_TRUE(wait_state("4"));
   EXPECT_EQ(taps_.created[0]->bridges, std::vector<std::string>{"xenbr0"});
+  EXPECT_TRUE(taps_.created[0]->up);
+}
+
+// The hotplug script renames the TAP (vifname=) before it brings it up, and
+// Linux refuses to rename an interface that is up: the daemon leaves it down.
+TEST_F(VifOnSimXenstore, WithHotplugTheTapIsLeftDownForTheScript) {
+  start();
+  vif_.vifname = "gnet0";
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  ASSERT_EQ(taps_.created.size(), 1U);
+  EXPECT_FALSE(taps_.created[0]->up);
+  EXPECT_EQ(taps_.created[0]->name, "vif1.0");
+  EXPECT_EQ(taps_.created[0]->vifname, std::optional<std::string>("gnet0"));
+  tool_->write(vif_.backend_path() + "/hotplug-status", "connected");
+  netfront_connect(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("4"));
+  EXPECT_FALSE(taps_.created[0]->up);
+  EXPECT_TRUE(taps_.created[0]->bridges.empty());
 }
 
 TEST_F(VifOnSimXenstore, OnlyNewOnlineDevicesAreTakenAfterStartup) {
@@ -359,6 +398,9 @@ TEST_F(VifOnSimXenstore, DisabledVifStillClosesWhenTheFrontendCloses) {
   bring_up();
   sup_->disable(domid{1}, 0, "operator");
   netfront_state(*guest_, vif_, 5);
+  EXPECT_TRUE(wait_state("5"));
+  EXPECT_TRUE(stays("5"));  // Closed is the frontend's to write first
+  netfront_state(*guest_, vif_, 6);
   EXPECT_TRUE(wait_state("6"));
 }
 
@@ -393,7 +435,9 @@ TEST_F(VifOnSimXenstore, DynamicMulticastControlFollowsTheFrontend) {
   guest_->write(vif_.frontend_path() + "/request-multicast-control", "0");
   ASSERT_TRUE(run_until(io_, [&] { return q->multicast == false; }));
   guest_->write(vif_.frontend_path() + "/request-multicast-control", "7");
-  EXPECT_TRUE(wait_state("5"));  // a protocol violation closes the vif
+  ASSERT_TRUE(run_until(io_, [&] { return q->multicast == true; }));  // non-zero: on (Linux)
+  guest_->write(vif_.frontend_path() + "/request-multicast-control", "on");
+  EXPECT_TRUE(wait_state("5"));  // not a number: a protocol violation closes the vif
 }
 
 TEST_F(VifOnSimXenstore, DriverDomainServesItsOwnBackendPath) {

@@ -4,6 +4,7 @@
 // persistent multi-queue TAP (tap::tap_device).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ class vif_tap {
   virtual void set_mtu(unsigned mtu) = 0;
   /// Enslaves the interface to `bridge` (used when hotplug is not awaited).
   virtual void add_to_bridge(const std::string& bridge) = 0;
+  /// Sets the interface administratively up (used when hotplug is not
+  /// awaited; otherwise the hotplug script does it, after renaming).
+  virtual void set_up() = 0;
   /// Deletes the interface (persistence cleared).
   virtual void remove() = 0;
 };
@@ -41,6 +45,9 @@ class vif_tap {
 struct tap_request {
   std::string name;  ///< vif<D>.<N>
   unsigned mtu = 1500;
+  /// The backend's `vifname`, the name the hotplug script gives the
+  /// interface: a daemon that restarts finds its TAP under this name.
+  std::optional<std::string> vifname;
 };
 
 /// Creates (or re-attaches to) a vif's interface. Throws std::system_error.
@@ -51,7 +58,11 @@ class tap_factory {
 };
 
 /// The production factory: persistent multi-queue vnet_hdr TAP, MAC
-/// fe:ff:ff:ff:ff:ff, MTU from the `mtu` key, administratively up.
+/// fe:ff:ff:ff:ff:ff, MTU from the `mtu` key, administratively down until the
+/// hotplug script brings it up (as the kernel netback leaves its vif): the
+/// stock vif-bridge renames it first (`vifname=`), which Linux refuses for an
+/// interface that is up. A TAP that exists already (persistent, a daemon
+/// restart), under `vifname` or `name`, is adopted as it is.
 std::unique_ptr<tap_factory> make_kernel_tap_factory();
 
 }  // namespace unetback::control
