@@ -3,9 +3,15 @@
 // or leaves fewer slots than its head packet needs. The daemon's memory must
 // stay bounded (the backlog is the TAP's bounded kernel queue: the daemon
 // reads the TAP only while slots are posted), and delivery must resume once
-// the guest posts buffers.
+// the guest posts buffers. A guest that takes nothing for rx_stall_timeout
+// has the vif's carrier off (the host stops queueing for it) until it posts
+// buffers again, and what waited is dropped, not delivered stale.
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "harness/hostile_fixture.hpp"
@@ -161,6 +167,60 @@ TEST_F(RxStarvation, FramesAreCopiedExactlyIntoGuestBuffers) {
     EXPECT_TRUE(untouched) << "the backend wrote beyond the " << len << " bytes of slot " << i;
   }
   EXPECT_EQ(got, large) << "the 3-slot frame was not reassembled exactly";
+  expect_contained();
+}
+
+/// RxStarvation with both RX timeouts short (configuration file: they have no
+/// command-line flags).
+class RxStall : public RxStarvation {
+ protected:
+  world_options world_config() override {
+    config_ = std::filesystem::temp_directory_path() /
+              ("unetback-rxstall-" + std::to_string(::getpid()) + ".toml");
+    std::ofstream(config_) << "[daemon]\nrx-stall-timeout-ms = 3000\nrx-drain-timeout-ms = 1000\n";
+    return {{"--config", config_.string()}};
+  }
+  void TearDown() override {
+    RxStarvation::TearDown();
+    std::filesystem::remove(config_);
+  }
+  /// The host side of vif2.0 has a carrier (ip: LOWER_UP, not NO-CARRIER).
+  bool has_carrier() {
+    const nlohmann::json link = w().host_link_stats(hostile_guest::vif);
+    if (!link.is_object() || !link.contains("flags")) {
+      return false;
+    }
+    const auto& flags = link["flags"];
+    return std::find(flags.begin(), flags.end(), "NO-CARRIER") == flags.end();
+  }
+  std::filesystem::path config_;
+};
+
+TEST_F(RxStall, StalledGuestHasNoCarrierUntilItPostsBuffersAndGetsNoStaleFrames) {
+  isolate_hostile_vif();
+  manual_frontend m(guest(), 1, false, false);  // no RX buffer posted
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  raw_port inject(w().host_ns(), hostile_guest::vif);
+  begin_attack();
+  flood(inject, 200, flood_frame_bytes);  // before the stall: they queue in the TAP
+  ASSERT_TRUE(wait_counter("rx_stalls", 1));
+  EXPECT_TRUE(wait_until([&] { return !has_carrier(); }, state_timeout));
+  EXPECT_GT(counter("rx_drops_stale"), 0U);
+  rx_driver rx(guest(), m.queue(0));
+  for (int i = 0; i < 8; ++i) {
+    rx.post_buffer();
+  }
+  EXPECT_TRUE(wait_until([&] { return has_carrier(); }, state_timeout));
+  const auto stale = counter("rx_drops_stale");
+  flood(inject, 8, flood_frame_bytes - 1);  // fresh frames, told apart by their length
+  const auto rsp = rx.responses(8);
+  ASSERT_EQ(rsp.size(), 8U);
+  for (const auto& r : rsp) {
+    EXPECT_EQ(r.status, static_cast<std::int16_t>(flood_frame_bytes - 1));
+  }
+  EXPECT_EQ(counter("rx_drops_stale"), stale);
+  EXPECT_EQ(counter("rx_stalls"), 1U);
   expect_contained();
 }
 

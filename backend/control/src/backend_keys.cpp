@@ -11,7 +11,7 @@ std::optional<rate_limit_keys> parse_rate(std::string_view text) {
     return std::nullopt;
   }
   const auto bytes = xs::parse_decimal(text.substr(0, comma), UINT64_MAX);
-  const auto usecs = xs::parse_decimal(text.substr(comma + 1), 10'000'000);
+  const auto usecs = xs::parse_decimal(text.substr(comma + 1), UINT32_MAX);
   if (!bytes || !usecs || *bytes == 0 || *usecs == 0) {
     return std::nullopt;
   }
@@ -49,7 +49,7 @@ key_result<backend_config> parse_backend_keys(const key_reader& read, domid fron
   if (const auto rate = p.raw("rate")) {
     cfg.rate = parse_rate(*rate);
     if (!cfg.rate) {
-      p.fail(key_error::kind::malformed, "rate", "<bytes>,<usecs>");
+      cfg.ignored_rate = rate;
     }
   }
   cfg.bridge = p.raw("bridge");

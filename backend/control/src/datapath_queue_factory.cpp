@@ -24,7 +24,9 @@ class datapath_vif_queues final : public vif_queues {
       : shared_(std::make_shared<datapath::vif_shared_state>(
             static_cast<std::uint32_t>(req.queues.size()))) {
     if (!req.queues.empty()) {
+      const datapath::queue_tuning& t = req.queues.front().tuning;
       shared_->set_multicast_filtering(req.queues.front().features.multicast_control);
+      shared_->credit().set_rate(t.rate_bytes, t.rate_interval);  // the vif's, over its queues
     }
     steering_name_ = req.ctrl_thread_name;
     if (req.ctrl_ring && steering != nullptr && !req.taps.empty()) {
@@ -93,6 +95,9 @@ class datapath_vif_queues final : public vif_queues {
   // The list survives filtering going off (netif.h; Linux keeps it): Windows
   // XenVif toggles request-multicast-control and never re-sends addresses.
   void set_multicast_control(bool on) override { shared_->set_multicast_filtering(on); }
+  void set_rate(std::uint64_t bytes, std::chrono::microseconds interval) override {
+    shared_->credit().set_rate(bytes, interval);
+  }
 
   [[nodiscard]] nlohmann::json counters() const override {
     nlohmann::json all = nlohmann::json::array();

@@ -31,6 +31,10 @@ vif::vif(vif_env& env, vif_options options, domid frontend, unsigned devid)
     auto parsed = parse_backend_keys(read, frontend_, devid_);
     if (parsed) {
       config_ = std::move(parsed.value());
+      if (config_->ignored_rate) {
+        spdlog::warn("{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
+                     *config_->ignored_rate);
+      }
     } else {
       fail("backend keys: " + parsed.error().message());
     }
@@ -134,6 +138,7 @@ void vif::refresh() {
     const vif_step step = next_step(s);
     if (step.actions.empty()) {
       follow_multicast_control();
+      follow_rate();
       return;
     }
     for (const vif_action a : step.actions) {

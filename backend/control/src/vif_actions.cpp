@@ -218,6 +218,40 @@ void vif::follow_multicast_control() {
   }
 }
 
+std::optional<rate_limit_keys> vif::read_rate() {
+  const auto value = env_.xs.read(backend_path_ + "/rate");
+  if (!value) {
+    return std::nullopt;
+  }
+  const auto rate = parse_rate(*value);
+  if (!rate) {
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
+                             "{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
+                             *value);
+  }
+  return rate;
+}
+
+void vif::follow_rate() {
+  if (!queues_ || !config_) {
+    return;
+  }
+  try {
+    const auto rate = read_rate();
+    if (rate == config_->rate) {
+      return;
+    }
+    config_->rate = rate;
+    queues_->set_rate(rate ? rate->bytes : 0, std::chrono::microseconds(rate ? rate->usecs : 0));
+    UNETBACK_LOG_RATELIMITED(
+        spdlog::level::info, "{}: rate now {}", tag(),
+        rate ? std::to_string(rate->bytes) + " bytes per " + std::to_string(rate->usecs) + " us"
+             : std::string("unlimited"));
+  } catch (const std::exception& e) {
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: reading rate: {}", tag(), e.what());
+  }
+}
+
 // Stop workers first, so nothing touches the rings while they go away; keep
 // the last counters for describe() and log them (one line per queue).
 void vif::do_disconnect() {

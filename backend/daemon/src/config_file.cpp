@@ -75,6 +75,8 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
     o.rx_backlog_bytes = integer(n, where, backlog_range);
   } else if (key == "rx-stall-timeout-ms") {
     o.rx_stall_timeout_ms = integer(n, where, stall_ms_range);
+  } else if (key == "rx-drain-timeout-ms") {
+    o.rx_drain_timeout_ms = integer(n, where, stall_ms_range);
   } else {
     return std::nullopt;
   }

@@ -6,10 +6,11 @@
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
 //                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
 //                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       sim-dir, xenstore, control-socket, keep-vifs
+//                       rx-drain-timeout-ms, sim-dir, xenstore, control-socket, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
 //                       poll-max-steal-pct, split-event-channels, tx-batch,
-//                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms
+//                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
+//                       rx-drain-timeout-ms
 // Unknown sections and keys are errors naming them.
 
 #include <chrono>
@@ -50,6 +51,7 @@ struct vif_overrides {
   std::optional<bool> notify_always;
   std::optional<long long> rx_backlog_bytes;
   std::optional<long long> rx_stall_timeout_ms;
+  std::optional<long long> rx_drain_timeout_ms;
 };
 
 /// Daemon settings that were given (by the file or the command line).

@@ -43,6 +43,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.notify_always, over.vif.notify_always);
   take(base.vif.rx_backlog_bytes, over.vif.rx_backlog_bytes);
   take(base.vif.rx_stall_timeout_ms, over.vif.rx_stall_timeout_ms);
+  take(base.vif.rx_drain_timeout_ms, over.vif.rx_drain_timeout_ms);
   for (const auto& [key, o] : over.per_vif) {
     base.per_vif[key] = o;
   }
@@ -65,6 +66,8 @@ control::vif_options applied(control::vif_options v, const vif_overrides& o) {
       o.rx_backlog_bytes.value_or(static_cast<long long>(v.tuning.rx_backlog_bytes)));
   v.tuning.rx_stall_timeout =
       std::chrono::milliseconds(o.rx_stall_timeout_ms.value_or(v.tuning.rx_stall_timeout.count()));
+  v.tuning.rx_drain_timeout =
+      std::chrono::milliseconds(o.rx_drain_timeout_ms.value_or(v.tuning.rx_drain_timeout.count()));
   return v;
 }
 

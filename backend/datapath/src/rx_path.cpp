@@ -1,6 +1,5 @@
 #include "rx_path.hpp"
 
-#include <poll.h>
 #include <spdlog/spdlog.h>
 #include <xen/grant_table.h>
 
@@ -16,6 +15,8 @@ namespace {
 
 constexpr std::uint32_t max_vnet_hdr = sizeof(rings::vnet_header);
 constexpr std::uint32_t page_bytes = 4096;
+// Frames dropped from the TAP per drain: more than its default txqueuelen (500).
+constexpr std::uint32_t max_drained_frames = 1024;
 
 bool is_filterable_multicast(std::span<const std::byte> frame) {
   if (frame.size() < 6 || (static_cast<std::uint8_t>(frame[0]) & 1U) == 0) {
@@ -24,11 +25,6 @@ bool is_filterable_multicast(std::span<const std::byte> frame) {
   // Broadcast is not PACKET_MULTICAST: never filtered (Linux xenvif_start_xmit).
   return !std::all_of(frame.begin(), frame.begin() + 6,
                       [](std::byte b) { return b == std::byte{0xFF}; });
-}
-
-bool fd_readable(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
 }
 
 }  // namespace
@@ -78,11 +74,13 @@ rx_sweep_result rx_path::plan(clock::time_point now, bool tap_readable, copy_bat
 
 rx_sweep_result rx_path::complete(const copy_batch& batch) {
   flush(batch);
-  if (waiting_) {
+  // A stall is time without deliveries (Linux: last_rx_time): a sweep that
+  // delivered ends it even if it used up the buffers.
+  if (waiting_ && cur_.delivered == 0) {
     track_stall(now_);
   } else {
     waiting_since_.reset();
-    stall_counted_ = false;
+    end_stall();
   }
   compact();
   return cur_;
@@ -286,28 +284,59 @@ void rx_path::flush(const copy_batch& batch) {
 }
 
 void rx_path::track_stall(clock::time_point now) {
+  const queue_tuning& t = ctx_.config.tuning;
   if (!waiting_since_) {
     waiting_since_ = now;
+    drain_at_ = now + t.rx_drain_timeout;
     return;
   }
-  if (now - *waiting_since_ < ctx_.config.tuning.rx_stall_timeout) {
-    return;
-  }
-  // The guest left us without usable buffers for rx_stall_timeout while
-  // frames wait (XSA-392): count the stall once per episode, drop the head
-  // frame (it may never fit), and restart the timer.
-  const bool frames_waiting = held_.has_value() || fd_readable(ctx_.tap.fd());
-  if (frames_waiting && !stall_counted_) {
+  if (!stall_counted_ && now - *waiting_since_ >= t.rx_stall_timeout) {
+    // No usable buffers for rx_stall_timeout (XSA-392): carrier off, so the
+    // host stops queueing frames for a guest that takes none.
     bump(ctx_.counters.rx_stalls);
     stall_counted_ = true;
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: guest RX stalled (no usable buffers)",
+    set_carrier_result(ctx_.shared.rx_stalled(ctx_.tap), false);
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
+                             "{}: guest RX stalled (no usable buffers): carrier off",
                              ctx_.config.name);
+    drain_at_ = now;
   }
+  if (now >= drain_at_) {
+    drop_waiting_frames();
+    drain_at_ = now + t.rx_drain_timeout;
+  }
+}
+
+void rx_path::drop_waiting_frames() {
   if (held_) {
-    bump(ctx_.counters.rx_drops_no_slots);
+    bump(ctx_.counters.rx_drops_no_slots);  // it may never fit
     held_.reset();
   }
-  waiting_since_ = now;
+  // Bounded: the TAP's queue holds at most its txqueuelen frames, and the
+  // carrier (once off) or the next drain takes care of the rest.
+  const auto scratch = std::span(buf_).first(max_read_);
+  for (std::uint32_t i = 0; i < max_drained_frames; ++i) {
+    const long n = ctx_.tap.read_frame(scratch);
+    if (n <= 0) {
+      break;
+    }
+    bump(ctx_.counters.rx_drops_stale);
+  }
+}
+
+void rx_path::end_stall() {
+  if (stall_counted_) {
+    stall_counted_ = false;
+    set_carrier_result(ctx_.shared.rx_ready(ctx_.tap), true);
+    UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: guest RX ready again", ctx_.config.name);
+  }
+}
+
+void rx_path::set_carrier_result(long rc, bool on) const {
+  if (rc < 0) {
+    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: carrier {}: errno {}", ctx_.config.name,
+                             on ? "on" : "off", -rc);
+  }
 }
 
 void rx_path::compact() {
@@ -329,7 +358,10 @@ std::optional<clock::time_point> rx_path::stall_deadline() const {
   if (!waiting_since_) {
     return std::nullopt;
   }
-  return *waiting_since_ + ctx_.config.tuning.rx_stall_timeout;
+  if (stall_counted_) {
+    return drain_at_;
+  }
+  return std::min(drain_at_, *waiting_since_ + ctx_.config.tuning.rx_stall_timeout);
 }
 
 bool rx_path::final_check() {

@@ -9,8 +9,10 @@
 //      (rings::vnet_to_guest_rx), applies the multicast filter, attaches a
 //      HASH extra when the control ring enabled hashing;
 //   2. computes the slots it needs (rings::rx_slots_needed); if fewer are
-//      posted, holds it and waits (req_event = req_prod + 1), counting a
-//      stall after rx_stall_timeout and then dropping the held frame;
+//      posted, holds it and waits (req_event = req_prod + 1). A guest that
+//      posts no usable buffers gets what waits dropped every
+//      rx_drain_timeout, and after rx_stall_timeout a stall: the vif's
+//      carrier off until it posts buffers again (Linux's netback does both);
 //   3. copies the needed requests out of the ring once, builds the copy plan
 //      and responses (rings::build_rx), and batches the grant copies;
 //   4. after the batch was issued, turns failed segments into
@@ -65,7 +67,7 @@ class rx_path {
   }
   /// Waiting for the guest to post buffers.
   [[nodiscard]] bool waiting_for_slots() const { return waiting_since_.has_value(); }
-  /// When the stall timer fires, if waiting.
+  /// When the next drain or the stall is due, if waiting.
   [[nodiscard]] std::optional<clock::time_point> stall_deadline() const;
 
  private:
@@ -102,6 +104,11 @@ class rx_path {
   void place_held();
   void flush(const copy_batch& batch);
   void track_stall(clock::time_point now);
+  /// Drops the held frame and what the TAP holds (a bounded number).
+  void drop_waiting_frames();
+  /// The queue has buffers again after a stall: carrier back on.
+  void end_stall();
+  void set_carrier_result(long rc, bool on) const;
   void compact();
 
   queue_context ctx_;
@@ -114,7 +121,8 @@ class rx_path {
   bool slots_posted_ = false;
   std::optional<held_frame> held_;
   std::optional<clock::time_point> waiting_since_;
-  bool stall_counted_ = false;
+  clock::time_point drain_at_{};  // while waiting: the next drop of what waits
+  bool stall_counted_ = false;    // this wait was declared a stall (carrier off)
   rings::hash_config hash_;
   std::uint64_t hash_generation_ = 0;
   rx_sweep_result cur_;

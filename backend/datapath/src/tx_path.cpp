@@ -66,7 +66,6 @@ tx_path::tx_path(queue_context ctx, rings::tx_back_ring& ring)
     : ctx_(ctx),
       ring_(ring),
       limits_(limits_of(ctx.config.tuning)),
-      credit_(ctx.config.tuning.rate_bytes, ctx.config.tuning.rate_interval),
       last_req_prod_(ring.req_cons()),
       buf_(tx_buffer_bytes) {
   packets_.reserve(rings::tx_back_ring::size);
@@ -164,8 +163,9 @@ bool tx_path::plan_one(const rings::tx_parse_result& p, std::uint32_t pos, clock
       cur_.more = true;  // the next sweep starts with this packet
       return false;
     }
-    if (!credit_.consume(pkt.total_size, now)) {
+    if (!ctx_.shared.credit().consume(pkt.total_size, now)) {
       cur_.throttled = true;
+      throttled_size_ = pkt.total_size;
       bump(ctx_.counters.tx_throttled);
       return false;
     }

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "copy_batch.hpp"
-#include "credit.hpp"
 #include "page_buffer.hpp"
 #include "queue_context.hpp"
 #include "unetback/rings/netif.hpp"
@@ -54,7 +53,10 @@ class tx_path {
   /// Requests wait in the ring (read from shared memory: no system call).
   [[nodiscard]] bool has_requests() const { return ring_.load_req_prod() != ring_.req_cons(); }
   /// When a throttled queue may send again.
-  [[nodiscard]] clock::time_point credit_ready_at() const { return credit_.next_refill(); }
+  /// When the vif's `rate` credit covers the packet that stopped the sweep.
+  [[nodiscard]] clock::time_point credit_ready_at(clock::time_point now) const {
+    return ctx_.shared.credit().ready_at(throttled_size_, now);
+  }
 
  private:
   /// A packet of this sweep, parsed from window_[pos, pos + slots).
@@ -84,7 +86,7 @@ class tx_path {
   queue_context ctx_;
   rings::tx_back_ring& ring_;
   rings::tx_parser_limits limits_;
-  credit_bucket credit_;
+  std::uint32_t throttled_size_ = 0;  ///< bytes of the packet waiting for credit
   std::uint32_t last_req_prod_ = 0;
   tx_sweep_result cur_;  ///< the sweep in progress
   std::array<rings::tx_request, rings::tx_back_ring::size> window_{};

@@ -188,7 +188,7 @@ int worker::poll_timeout_ms(clock::time_point now) const {
     deadline = deadline ? std::min(*deadline, t) : t;
   };
   if (tx_throttled_) {
-    earliest(tx_.credit_ready_at());
+    earliest(tx_.credit_ready_at(now));
   }
   if (const auto stall = rx_.stall_deadline()) {
     earliest(*stall);

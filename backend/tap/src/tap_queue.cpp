@@ -50,6 +50,11 @@ long tap_queue::write_frame(std::span<const iovec> iov) {
   return -static_cast<long>(errno);
 }
 
+long tap_queue::set_carrier(bool on) {
+  int value = on ? 1 : 0;
+  return ::ioctl(fd_, TUNSETCARRIER, &value) == 0 ? 0 : -static_cast<long>(errno);
+}
+
 void tap_queue::set_enabled(bool enabled) {
   ifreq ifr{};
   ifr.ifr_flags = static_cast<short>(enabled ? IFF_ATTACH_QUEUE : IFF_DETACH_QUEUE);

@@ -144,6 +144,7 @@ class queue_under_fuzz {
     }
     shared_ = std::make_unique<vif_shared_state>(num_queues_);
     shared_->set_multicast_filtering(config_.features.multicast_control);
+    shared_->credit().set_rate(config_.tuning.rate_bytes, config_.tuning.rate_interval);
     auto tx_back = rings::tx_back_ring::attach(page_span(tx_ref_));
     auto rx_back = rings::rx_back_ring::attach(page_span(rx_ref_));
     require(tx_back.has_value() && rx_back.has_value());
@@ -249,6 +250,7 @@ class queue_under_fuzz {
     t.max_tx_slots_fatal = in_.u8() % 70;
     t.rx_backlog_bytes = std::size_t{in_.u8()} * 4096;
     t.rx_stall_timeout = std::chrono::milliseconds(std::uint32_t{in_.u8()} * 100);
+    t.rx_drain_timeout = std::chrono::milliseconds(std::uint32_t{in_.u8()} * 50);
     const std::uint8_t rate = in_.u8();
     t.rate_bytes = (rate & 0x80) != 0 ? std::uint64_t{rate & 0x7FU} * 1024 : 0;
     t.rate_interval = std::chrono::microseconds(t.rate_bytes != 0 ? 10000 : 0);

@@ -92,9 +92,21 @@ TEST(BackendKeys, RateIsBytesCommaMicroseconds) {
   EXPECT_EQ(r.value().rate->bytes, 125000U);
   EXPECT_EQ(r.value().rate->usecs, 20000U);
   for (const char* bad :
-       {"125000", "125000,", ",20000", "0,20000", "1,0", "1,2,3", "1;2", "-1,5"}) {
+       {"125000", "125000,", ",20000", "0,20000", "1,0", "1,2,3", "1;2", "-1,5", "1,4294967296"}) {
     EXPECT_FALSE(parse_rate(bad)) << bad;
   }
+  EXPECT_EQ(parse_rate("1,4294967295"), (rate_limit_keys{1, 4294967295U}));  // no 10 s cap
+}
+
+// Linux's netback leaves a vif with a malformed `rate` unlimited, with a
+// warning; failing the vif would break `xl create` for it.
+TEST(BackendKeys, MalformedRateMeansUnlimitedNotFailure) {
+  keys k = libxl_backend();
+  k["rate"] = "10Mb/s";
+  const auto r = parse_backend_keys(reader(k), domid{1}, 0);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r.value().rate);
+  EXPECT_EQ(r.value().ignored_rate, std::optional<std::string>("10Mb/s"));
 }
 
 }  // namespace

@@ -55,6 +55,10 @@ class fake_queues : public vif_queues {
     }
   }
   void set_multicast_control(bool on) override { s_->multicast = on; }
+  void set_rate(std::uint64_t bytes, std::chrono::microseconds interval) override {
+    s_->rate_bytes = bytes;
+    s_->rate_interval = interval;
+  }
   [[nodiscard]] nlohmann::json counters() const override {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& c : s_->configs) {

@@ -3,6 +3,8 @@
 // record what the control plane asks of them.
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -40,6 +42,8 @@ class fake_tap_factory : public tap_factory {
 
 /// Shared record of one vif's fake data path.
 struct fake_queues_state {
+  std::uint64_t rate_bytes = 0;  ///< the last set_rate()
+  std::chrono::microseconds rate_interval{0};
   std::vector<datapath::queue_config> configs;
   std::optional<ctrl_ring_keys> ctrl_ring;
   std::size_t taps = 0;

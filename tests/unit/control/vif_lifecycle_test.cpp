@@ -440,6 +440,25 @@ TEST_F(VifOnSimXenstore, DynamicMulticastControlFollowsTheFrontend) {
   EXPECT_TRUE(wait_state("5"));  // not a number: a protocol violation closes the vif
 }
 
+// `rate` is watched (Linux's netback too): a new value applies to the running
+// vif, a malformed one or none means unlimited, nothing disconnects.
+TEST_F(VifOnSimXenstore, RateChangesApplyToTheRunningVif) {
+  start();
+  bring_up(2);
+  auto q = queues_.created[0];
+  tool_->write(vif_.backend_path() + "/rate", "125000,20000");
+  ASSERT_TRUE(run_until(io_, [&] { return q->rate_bytes == 125000U; }));
+  EXPECT_EQ(q->rate_interval, std::chrono::microseconds(20000));
+  tool_->write(vif_.backend_path() + "/rate", "10Mb/s");
+  ASSERT_TRUE(run_until(io_, [&] { return q->rate_bytes == 0U; }));
+  tool_->write(vif_.backend_path() + "/rate", "250000,50000");
+  ASSERT_TRUE(run_until(io_, [&] { return q->rate_bytes == 250000U; }));
+  tool_->rm(vif_.backend_path() + "/rate");
+  ASSERT_TRUE(run_until(io_, [&] { return q->rate_bytes == 0U; }));
+  EXPECT_EQ(be("state"), "4");
+  EXPECT_EQ(queues_.created.size(), 1U);
+}
+
 TEST_F(VifOnSimXenstore, DriverDomainServesItsOwnBackendPath) {
   // The daemon runs in domain 5, not dom0: it must learn that from XenStore.
   xs::client driver = guest(domid{5});

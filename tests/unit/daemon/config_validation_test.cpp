@@ -58,6 +58,7 @@ constexpr std::array key_cases{
     key_case{"rx-backlog-bytes", "1073741825", "1e6", "65536..1073741824", true},
     key_case{"rx-stall-timeout-ms", "999", "\"10s\"", "1000..3600000", true},
     key_case{"rx-stall-timeout-ms", "3600001", "1979-05-27", "1000..3600000", true},
+    key_case{"rx-drain-timeout-ms", "999", "\"10s\"", "1000..3600000", true},
     key_case{"max-xdp-headroom", "1025", "\"256\"", "0..1024", false},
     key_case{"max-xdp-headroom", "-1", "256.0", "0..1024", false},
     key_case{"wait-for-hotplug", "", "1", "true or false", true},
@@ -189,7 +190,7 @@ TEST_F(ConfigValidation, RangeBoundsThemselvesAreAccepted) {
       "[daemon]\nmax-queues = 64\npoll-us = 1000000\ntx-batch = 256\nrx-batch = 1\n"
       "rx-backlog-bytes = 65536\nrx-stall-timeout-ms = 3600000\nmax-xdp-headroom = 0\n"
       "[vif.\"32751.65535\"]\nmax-queues = 1\npoll-us = 0\nrx-stall-timeout-ms = 1000\n"
-      "rx-backlog-bytes = 1073741824\n");
+      "rx-backlog-bytes = 1073741824\nrx-drain-timeout-ms = 3600000\n");
   const daemon_options o = accepted({});
   EXPECT_EQ(o.supervisor.defaults.max_queues, 64U);
   EXPECT_EQ(o.supervisor.defaults.tuning.poll_us, 1000000U);
@@ -198,6 +199,8 @@ TEST_F(ConfigValidation, RangeBoundsThemselvesAreAccepted) {
   EXPECT_EQ(v.max_queues, 1U);
   EXPECT_EQ(v.tuning.rx_backlog_bytes, 1073741824U);
   EXPECT_EQ(v.tuning.rx_stall_timeout, std::chrono::milliseconds(1000));
+  EXPECT_EQ(v.tuning.rx_drain_timeout, std::chrono::milliseconds(3600000));
+  EXPECT_EQ(o.supervisor.defaults.tuning.rx_drain_timeout, std::chrono::milliseconds(10000));
 }
 
 TEST_F(ConfigValidation, UnetbackdExitsTwoForEveryBadKey) {

@@ -2,6 +2,7 @@
 // the guest posted, with the right responses; no buffers means the TAP is
 // left alone.
 
+#include <atomic>
 #include <cstring>
 
 #include "queue_fixture.hpp"
@@ -196,17 +197,69 @@ TEST_F(GuestRx, HashExtraWhenControlRingEnabledHashing) {
   EXPECT_EQ(counters().rx_hash_extras, 1U);
 }
 
-TEST_F(GuestRx, GuestThatNeverPostsEnoughBuffersIsDeclaredStalled) {
+/// A socket port that records the carrier the queue sets (a TAP's TUNSETCARRIER).
+class carrier_port final : public platform::frame_port {
+ public:
+  carrier_port(int fd, std::atomic<int>& carrier) : inner_(fd), carrier_(carrier) {}
+  [[nodiscard]] int fd() const override { return inner_.fd(); }
+  [[nodiscard]] std::size_t vnet_hdr_size() const override { return 12; }
+  long read_frame(std::span<std::byte> buf) override { return inner_.read_frame(buf); }
+  long write_frame(std::span<const iovec> iov) override { return inner_.write_frame(iov); }
+  long set_carrier(bool on) override {
+    carrier_.store(on ? 1 : 0);
+    return 0;
+  }
+
+ private:
+  socket_frame_port inner_;
+  std::atomic<int>& carrier_;
+};
+
+class GuestRxStall : public GuestRx {
+ protected:
+  std::unique_ptr<platform::frame_port> make_tap(int fd) override {
+    return std::make_unique<carrier_port>(fd, carrier_);
+  }
+  std::atomic<int> carrier_{-1};  // -1: never set by the queue
+};
+
+// Linux's netback: no usable buffers for rx_stall_timeout is a stall, the
+// carrier goes off (the host stops queueing), what waits is dropped; buffers
+// posted again bring the carrier back.
+TEST_F(GuestRxStall, GuestThatNeverPostsEnoughBuffersIsDeclaredStalled) {
   config_.tuning.rx_stall_timeout = std::chrono::milliseconds(50);
   start_queue();
   post_rx(1);
   tap_write(ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 9000)));  // 3 slots
   ASSERT_TRUE(wait_until([&] { return counters().rx_stalls == 1; }));
   EXPECT_TRUE(wait_until([&] { return counters().rx_drops_no_slots == 1; }));
+  EXPECT_EQ(carrier_.load(), 0);
   const frame small = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 30));
   tap_write(small);
   ASSERT_TRUE(wait_rx_responses(1));  // the remaining buffer still serves small frames
   EXPECT_EQ(rx_rsps_[0].status, static_cast<std::int16_t>(small.size()));
+  EXPECT_TRUE(wait_until([&] { return carrier_.load() == 1; }));
+  EXPECT_EQ(counters().rx_stalls, 1U);
+}
+
+// Frames that wait while the guest posts nothing are dropped every
+// rx_drain_timeout (Linux rx_drain_timeout_msecs): a guest that comes back
+// gets what arrived since, not what queued while it was away.
+TEST_F(GuestRxStall, FramesWaitingLongerThanTheDrainTimeoutAreDropped) {
+  config_.tuning.rx_drain_timeout = std::chrono::milliseconds(40);
+  start_queue();
+  for (std::uint16_t port = 1; port <= 3; ++port) {
+    tap_write(ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(port, 2, 30)));
+  }
+  ASSERT_TRUE(wait_until([&] { return counters().rx_drops_stale == 3; }));
+  EXPECT_EQ(counters().rx_stalls, 0U);  // not yet rx_stall_timeout (60 s)
+  EXPECT_EQ(carrier_.load(), -1);
+  const frame fresh = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(9, 2, 31));
+  post_rx(4);
+  tap_write(fresh);
+  ASSERT_TRUE(wait_rx_responses(1));
+  EXPECT_EQ(rx_rsps_[0].status, static_cast<std::int16_t>(fresh.size()));
+  EXPECT_EQ(counters().rx_packets, 1U);
 }
 
 TEST_F(GuestRx, FrontendWithoutRxNotifyIsPolled) {

@@ -90,7 +90,10 @@ class QueueTest : public ::testing::Test {
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     tap_peer_ = sv[1];
     tap_fd_ = sv[0];
-    shared_ = shared_ ? shared_ : std::make_shared<vif_shared_state>(1);
+    if (!shared_) {
+      shared_ = std::make_shared<vif_shared_state>(1);
+      shared_->credit().set_rate(config_.tuning.rate_bytes, config_.tuning.rate_interval);
+    }
     queue_ = std::make_unique<queue>(platform_, config_, make_tap(sv[0]), shared_,
                                      [this](queue_index, const std::string& reason) {
                                        std::lock_guard lock(fault_mu_);

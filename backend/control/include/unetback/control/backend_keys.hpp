@@ -18,16 +18,20 @@ namespace unetback::control {
 struct rate_limit_keys {
   std::uint64_t bytes = 0;
   std::uint32_t usecs = 0;
+  bool operator==(const rate_limit_keys&) const = default;
 };
 
 /// Validated backend keys of backend/vif/<D>/<N>.
 struct backend_config {
-  std::string frontend_path;     ///< /local/domain/<D>/device/vif/<N>
-  domid frontend;                ///< frontend-id
-  unsigned devid = 0;            ///< N (and `handle`)
-  tap::mac_address guest_mac{};  ///< `mac`: the guest's address
-  unsigned mtu = 1500;           ///< `mtu`, default 1500
-  std::optional<rate_limit_keys> rate;
+  std::string frontend_path;            ///< /local/domain/<D>/device/vif/<N>
+  domid frontend;                       ///< frontend-id
+  unsigned devid = 0;                   ///< N (and `handle`)
+  tap::mac_address guest_mac{};         ///< `mac`: the guest's address
+  unsigned mtu = 1500;                  ///< `mtu`, default 1500
+  std::optional<rate_limit_keys> rate;  ///< `rate`; none: unlimited
+  /// A `rate` that did not parse: unlimited, as Linux's netback leaves it
+  /// ("Failed to parse network rate limit. Traffic unlimited."), not a failure.
+  std::optional<std::string> ignored_rate;
   std::optional<std::string> bridge;   ///< `bridge`
   std::optional<std::string> script;   ///< `script` (logged only)
   std::optional<std::string> vifname;  ///< `vifname` (logged only: the script renames)
@@ -45,7 +49,7 @@ inline constexpr unsigned eth_data_len = 1500;
 [[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read, domid frontend,
                                                             unsigned devid);
 
-/// Parses "<bytes>,<usecs>" (both plain decimal, bytes >= 1, usecs 1..10^7).
+/// Parses "<bytes>,<usecs>" (both plain decimal, bytes >= 1, usecs 1..2^32-1).
 [[nodiscard]] std::optional<rate_limit_keys> parse_rate(std::string_view text);
 
 }  // namespace unetback::control

@@ -4,6 +4,8 @@
 // an object it can start, stop and read counters from. The production
 // implementation builds datapath::queue objects; tests use a fake.
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -44,6 +46,9 @@ class vif_queues {
   /// request-multicast-control changed at run time
   /// (feature-dynamic-multicast-control): filter multicast toward the guest.
   virtual void set_multicast_control(bool on) = 0;
+  /// The backend's `rate` changed: the vif's TX credit, over all its queues
+  /// (0 bytes: unlimited).
+  virtual void set_rate(std::uint64_t bytes, std::chrono::microseconds interval) = 0;
   /// After stop(), when the vif is gone for good (not kept for the next
   /// daemon): forget what a restart would have carried over.
   virtual void discard_state() {}

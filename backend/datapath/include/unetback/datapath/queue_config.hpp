@@ -51,9 +51,14 @@ struct queue_tuning {
   /// batched grant copy). The TAP is read only while RX buffers are posted,
   /// so the kernel's bounded TAP queue is the real backlog (XSA-392).
   std::size_t rx_backlog_bytes = 512 * 1024;
-  /// Frames waiting and no usable RX slots this long: count a stall, drop the
-  /// held frame (Linux rx_stall_timeout_msecs).
+  /// No usable RX slots this long: count a stall, turn the vif's carrier off
+  /// until the guest posts buffers again, drop what waits (Linux
+  /// rx_stall_timeout_msecs).
   std::chrono::milliseconds rx_stall_timeout{60000};
+  /// No usable RX slots this long: drop the frames that wait, held and in
+  /// the TAP, and again every interval while it lasts, so that a guest that
+  /// comes back gets no stale frames (Linux rx_drain_timeout_msecs).
+  std::chrono::milliseconds rx_drain_timeout{10000};
   /// TX data slots per packet, the first included, as Linux netback counts
   /// them (it counts the slots after the first): up to 19 accepted
   /// (XEN_NETIF_NR_SLOTS_MIN after the first; old netfronts and GPLPV send 19

@@ -14,6 +14,8 @@
 #include <functional>
 #include <mutex>
 
+#include "unetback/datapath/vif_credit.hpp"
+#include "unetback/platform/frame_port.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 
 namespace unetback::datapath {
@@ -78,6 +80,19 @@ class vif_shared_state {
   /// a publication is in progress.
   [[nodiscard]] hash_snapshot read_hash() const;
 
+  /// Guest RX stalls over the vif's queues, as Linux's netback turns its
+  /// carrier off and on: off when a first queue stalls, on again when the
+  /// last stalled queue has buffers. `tap` is the calling queue's port.
+  /// Returns what setting the carrier returned (0 or -errno; 0 if unchanged).
+  long rx_stalled(platform::frame_port& tap);
+  long rx_ready(platform::frame_port& tap);
+  /// Queues stalled now.
+  [[nodiscard]] std::uint32_t rx_stalled_queues() const;
+
+  /// The guest's TX `rate` credit, over all the vif's queues.
+  [[nodiscard]] vif_credit& credit() { return credit_; }
+  [[nodiscard]] const vif_credit& credit() const { return credit_; }
+
  private:
   /// The seqlock publication of `config` (under write_mutex_).
   void store_hash(const rings::hash_config& config);
@@ -94,6 +109,9 @@ class vif_shared_state {
   std::atomic<std::uint64_t> hash_seq_{0};  // odd while a publication is in progress
   std::array<std::atomic<std::uint32_t>, hash_words> hash_{};
   hash_observer hash_observer_;
+  mutable std::mutex carrier_mutex_;  // a count and its carrier change, together
+  std::uint32_t stalled_queues_ = 0;
+  vif_credit credit_;
 };
 
 }  // namespace unetback::datapath

@@ -24,6 +24,10 @@ class frame_port {
   /// Writes one frame (vnet header first) gathered from `iov`. Returns bytes
   /// written, 0 if the port is full (EAGAIN), or -errno on error.
   virtual long write_frame(std::span<const iovec> iov) = 0;
+  /// Sets the interface's carrier (TUNSETCARRIER on this queue's fd): off
+  /// while the guest takes no frames, so the host stops queueing them.
+  /// Returns 0 or -errno. Ports without a carrier (sockets) accept and ignore it.
+  virtual long set_carrier(bool /*on*/) { return 0; }
 };
 
 }  // namespace unetback::platform

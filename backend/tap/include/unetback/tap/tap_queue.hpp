@@ -39,6 +39,8 @@ class tap_queue final : public platform::frame_port {
   /// kernel asked to retry (EAGAIN), -errno on error (-EINVAL for a vnet
   /// header the kernel rejects).
   long write_frame(std::span<const iovec> iov) override;
+  /// TUNSETCARRIER on this queue's fd (any attached queue sets the device's).
+  long set_carrier(bool on) override;
 
   /// TUNSETQUEUE: attaches (true) or detaches (false) this queue. A detached
   /// queue receives nothing and keeps the device alive.
