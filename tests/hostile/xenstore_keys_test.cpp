@@ -104,17 +104,19 @@ TEST_F(XenStoreKeys, RingRefWithoutPortIsRefused) {
   begin_attack();
   expect_refused(m, {{"event-channel", std::nullopt}}, "event-channel");
   expect_refused(m, {{"rx-ring-ref", std::nullopt}}, "rx-ring-ref");
-  expect_refused(m, {{"event-channel", std::nullopt}, {"event-channel-tx", "5"}},
-                 "event-channel-rx");
+  // One split key alone means the shared one, as for Linux: which is missing.
+  expect_refused(m, {{"event-channel", std::nullopt}, {"event-channel-tx", "5"}}, "event-channel");
   expect_valid_connect(m);
   expect_contained();
 }
 
-TEST_F(XenStoreKeys, HalfSplitEventChannelsAreRefused) {
+// Half of a split pair falls back to the shared event-channel (Linux's
+// netback does the same); without one, the connect is refused.
+TEST_F(XenStoreKeys, HalfSplitEventChannelsWithoutASharedOneAreRefused) {
   manual_frontend m(guest(), 1, true, false);
   begin_attack();
-  expect_refused(m, {{"event-channel-rx", std::nullopt}}, "event-channel-rx");
-  expect_refused(m, {{"event-channel-tx", std::nullopt}}, "event-channel-tx");
+  expect_refused(m, {{"event-channel-rx", std::nullopt}}, "event-channel");
+  expect_refused(m, {{"event-channel-tx", std::nullopt}}, "event-channel");
   expect_valid_connect(m);
   expect_contained();
 }
@@ -122,11 +124,12 @@ TEST_F(XenStoreKeys, HalfSplitEventChannelsAreRefused) {
 TEST_F(XenStoreKeys, BadFeatureValuesAreRefused) {
   manual_frontend m(guest(), 1, false, false);
   begin_attack();
-  for (const char* v : {"0", "2", "yes", ""}) {
+  // Any non-zero number is a yes (xenbus_read_unsigned, as Linux reads them).
+  for (const char* v : {"0", "yes", "", "4294967296"}) {
     expect_refused(m, {{"request-rx-copy", v}}, "request-rx-copy");
   }
   expect_refused(m, {{"request-rx-copy", std::nullopt}}, "request-rx-copy");
-  expect_refused(m, {{"feature-sg", "2"}}, "feature-sg");
+  expect_refused(m, {{"feature-sg", "on"}}, "feature-sg");
   for (const char* v : {"4096", "32767", "65536", "-1"}) {
     expect_refused(m, {{"xdp-headroom", v}}, "xdp-headroom");
   }

@@ -21,8 +21,9 @@ serve() {
   wait_ping "$ip" 20 && result "backend=$1 ping=ok" || check_fail "$1: no ping through $NAME"
 }
 gone_after_destroy() {
+  local end=$((SECONDS + 15))
   xl destroy "$2" || check_fail "$1: xl destroy"
-  sleep 1
+  while [ -e "/sys/class/net/$NAME" ] && [ $SECONDS -lt $end ]; do sleep 0.5; done
   [ -e "/sys/class/net/$NAME" ] && check_fail "$1: $NAME left after destroy"
 }
 
