@@ -57,6 +57,7 @@ install(FILES
           ${_pkg_src}/docs/xl.md
           ${_pkg_src}/docs/architecture.md
           ${_pkg_src}/tools/systemd/unetback.toml.example
+          ${_pkg_src}/tools/prometheus/unetback.rules.yml
         DESTINATION ${_pkg_doc} COMPONENT daemon)
 
 # Man pages, compressed in the build (CPack's DEB generator does not compress them,

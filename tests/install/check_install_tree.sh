@@ -46,7 +46,7 @@ for page in man8/unetbackd.8 man8/unetbackctl.8 man5/unetback.toml.5; do
   check "man page $page.gz is gzip" gzip -t "$gz"
   check "man page $page.gz has a NAME section" has_name_section "$gz"
 done
-for doc in operator-guide.md xl.md unetback.toml.example; do
+for doc in operator-guide.md xl.md unetback.toml.example unetback.rules.yml; do
   check "doc $doc" test -s "$root/usr/share/doc/unetback/$doc"
 done
 finish

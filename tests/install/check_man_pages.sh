@@ -15,10 +15,10 @@ done
 for section in OPTIONS SIGNALS FILES "EXIT STATUS"; do
   check "unetbackd.8 has $section" grep -q "^\.SH \"\?$section\"\?$" "$dir/unetbackd.8"
 done
-for flag in config platform log-level log-target control-socket max-queues; do
+for flag in config platform log-level log-target control-socket metrics-listen max-queues; do
   check "unetbackd.8 documents --$flag" grep -qF -- "\\-\\-${flag//-/\\-}" "$dir/unetbackd.8"
 done
-for cmd in list stats dump disable enable log-level; do
+for cmd in list stats dump disable enable log-level kick hash metrics; do
   check "unetbackctl.8 documents $cmd" grep -qE "^\.B ${cmd//-/\\\\-}( |$)" "$dir/unetbackctl.8"
 done
 finish

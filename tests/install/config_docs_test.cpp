@@ -63,6 +63,7 @@ TEST_F(ConfigDocs, ShippedConfigurationMeansTheDefaults) {
   EXPECT_EQ(o.supervisor.defaults.max_queues, default_max_queues());
   EXPECT_TRUE(o.supervisor.defaults.wait_for_hotplug);
   EXPECT_TRUE(o.supervisor.per_vif.empty());
+  EXPECT_FALSE(o.metrics_listen.has_value());  // off unless asked for
 }
 
 TEST_F(ConfigDocs, EveryKeyTheShippedFileDocumentsIsAccepted) {
@@ -74,6 +75,8 @@ TEST_F(ConfigDocs, EveryKeyTheShippedFileDocumentsIsAccepted) {
   const auto o = parse(text);
   EXPECT_EQ(o.supervisor.defaults.max_queues, 8U);
   EXPECT_EQ(o.supervisor.defaults.tuning.rx_backlog_bytes, 524288U);
+  ASSERT_TRUE(o.metrics_listen.has_value());
+  EXPECT_EQ(o.metrics_listen->port(), 9477);
   ASSERT_EQ(o.supervisor.per_vif.count({3, 0}), 1U);
   EXPECT_EQ(o.supervisor.per_vif.at({3, 0}).max_queues, 2U);
   EXPECT_EQ(o.supervisor.per_vif.at({3, 0}).tuning.poll_us, 50U);
@@ -90,6 +93,7 @@ TEST_F(ConfigDocs, ManPageExampleIsAValidConfiguration) {
   const auto o = parse(text);
   EXPECT_EQ(o.supervisor.defaults.max_queues, 4U);
   EXPECT_EQ(o.supervisor.defaults.tuning.poll_us, 20U);
+  ASSERT_TRUE(o.metrics_listen.has_value());
   ASSERT_EQ(o.supervisor.per_vif.count({7, 0}), 1U);
   EXPECT_EQ(o.supervisor.per_vif.at({7, 0}).tuning.poll_us, 100U);
   EXPECT_EQ(o.supervisor.per_vif.at({7, 0}).max_queues, 2U);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hash_config_file.hpp"
+#include "hash_config_json.hpp"
 #include "unetback/datapath/control_ring.hpp"
 #include "unetback/datapath/queue.hpp"
 #include "unetback/datapath/queue_counters.hpp"
@@ -108,6 +109,29 @@ class datapath_vif_queues final : public vif_queues {
       all.push_back(std::move(j));
     }
     return all;
+  }
+
+  std::vector<unsigned> kick(std::optional<unsigned> q) override {
+    if (q && *q >= queues_.size()) {
+      throw std::invalid_argument("no queue " + std::to_string(*q) + " (the vif has " +
+                                  std::to_string(queues_.size()) + ")");
+    }
+    std::vector<unsigned> kicked;
+    for (const auto& queue : queues_) {
+      const unsigned index = queue->config().index.value();
+      if ((!q || *q == index) && queue->kick()) {
+        kicked.push_back(index);
+      }
+    }
+    return kicked;
+  }
+
+  [[nodiscard]] nlohmann::json hash_config() const override {
+    if (!ctrl_) {
+      return nullptr;
+    }
+    const datapath::hash_snapshot h = shared_->read_hash();
+    return hash_config_json(h.config, h.generation, shared_->num_queues());
   }
 
   [[nodiscard]] nlohmann::json ctrl_counters() const override {

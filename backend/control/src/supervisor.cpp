@@ -167,6 +167,7 @@ void supervisor::consider(domid d, unsigned devid) {
   }
   if (*state != "1") {
     v->adopt();
+    ++adopted_;
   }
   vifs_.emplace(key, std::move(v));
   spdlog::info("supervisor: {} device {}", *state == "1" ? "new" : "adopted", be);
@@ -249,9 +250,18 @@ bool supervisor::enable(domid d, unsigned devid) {
   return enabled;
 }
 
+std::vector<unsigned> supervisor::kick(domid d, unsigned devid, std::optional<unsigned> q) {
+  return find(d, devid)->kick(q);
+}
+
+nlohmann::json supervisor::hash_config(domid d, unsigned devid) const {
+  return find(d, devid)->hash_config();
+}
+
 nlohmann::json supervisor::describe() const {
   nlohmann::json j;
   j["self"] = self_.value();
+  j["adopted"] = adopted_;
   j["vifs"] = nlohmann::json::array();
   for (const auto& [key, v] : vifs_) {
     j["vifs"].push_back(v->describe());

@@ -245,6 +245,17 @@ void vif::shutdown() {
   }
 }
 
+std::vector<unsigned> vif::kick(std::optional<unsigned> q) {
+  if (!queues_) {
+    throw std::invalid_argument(tag() + ": no queues are running");
+  }
+  return queues_->kick(q);
+}
+
+nlohmann::json vif::hash_config() const {
+  return queues_ ? queues_->hash_config() : nlohmann::json(nullptr);
+}
+
 nlohmann::json vif::describe() const {
   nlohmann::json j;
   j["domid"] = frontend_.value();

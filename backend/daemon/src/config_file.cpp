@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "unetback/metrics/listen_address.hpp"
 #include "unetback/service/logging.hpp"
 #include "unetback/xs/permission.hpp"
 
@@ -134,6 +135,8 @@ settings_layer with_daemon_key(settings_layer s, const std::string& key, const t
     s.xenstore = path(n, where);
   } else if (key == "control-socket") {
     s.control_socket = path(n, where);
+  } else if (key == "metrics-listen") {
+    s.metrics_listen = parse_metrics_listen(string(n, where));
   } else if (key == "state-dir") {
     s.state_dir = path(n, where);
   } else if (key == "keep-vifs") {
@@ -210,6 +213,10 @@ long long parse_poll_us(std::string_view text) {
                                 std::to_string(poll_us_range.hi));
   }
   return v;
+}
+
+boost::asio::ip::tcp::endpoint parse_metrics_listen(std::string_view text) {
+  return metrics::parse_listen_address(text);
 }
 
 settings_layer read_config_file(const std::string& path, bool optional_file) {

@@ -6,7 +6,8 @@
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
 //                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
 //                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       rx-drain-timeout-ms, sim-dir, xenstore, control-socket, keep-vifs
+//                       rx-drain-timeout-ms, sim-dir, xenstore, control-socket,
+//                       metrics-listen, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
 //                       poll-max-steal-pct, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
@@ -60,6 +61,7 @@ struct settings_layer {
   std::optional<std::string> sim_dir;
   std::optional<std::string> xenstore;
   std::optional<std::string> control_socket;
+  std::optional<boost::asio::ip::tcp::endpoint> metrics_listen;
   std::optional<std::string> state_dir;
   std::optional<spdlog::level::level_enum> log_level;
   std::optional<service::log_target> log_target;
@@ -73,6 +75,10 @@ struct settings_layer {
 /// microseconds in poll_us_range. Throws
 /// std::invalid_argument saying what is allowed.
 [[nodiscard]] long long parse_poll_us(std::string_view text);
+
+/// metrics-listen as text (metrics::parse_listen_address). Throws
+/// std::invalid_argument saying what is allowed.
+[[nodiscard]] boost::asio::ip::tcp::endpoint parse_metrics_listen(std::string_view text);
 
 /// Reads the file. A missing file gives an empty layer when `optional_file`.
 /// Throws std::invalid_argument naming the file and the key.

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "unetback/metrics/daemon_metrics.hpp"
 #include "unetback/service/logging.hpp"
 
 namespace unetback::daemon {
@@ -112,6 +114,29 @@ json enable(control::supervisor& sup, const json& request) {
   return {{"name", request["vif"]}, {"enabled", true}, {"was_disabled", was_disabled}};
 }
 
+// kick names one vif and optionally one queue (a non-negative integer).
+json kick(control::supervisor& sup, const json& request) {
+  const auto [d, devid] = one_vif(sup, request);
+  std::optional<unsigned> queue;
+  if (request.contains("queue")) {
+    if (!request["queue"].is_number_unsigned()) {
+      throw std::invalid_argument("kick: queue must be a non-negative integer");
+    }
+    queue = request["queue"].get<unsigned>();
+  }
+  return {{"name", request["vif"]}, {"kicked", sup.kick(d, devid, queue)}};
+}
+
+json hash(const control::supervisor& sup, const json& request) {
+  const auto [d, devid] = one_vif(sup, request);
+  json config = sup.hash_config(d, devid);
+  json out = {{"name", request["vif"]}, {"control_ring", !config.is_null()}};
+  if (!config.is_null()) {
+    out.update(config);
+  }
+  return out;
+}
+
 json log_level(const json& request) {
   const auto level = service::parse_log_level(request.value("level", std::string()));
   spdlog::set_level(level);
@@ -121,6 +146,10 @@ json log_level(const json& request) {
 
 }  // namespace
 
+std::string metrics_text(const control::supervisor& sup) {
+  return metrics::render_daemon_metrics(sup.describe(), UNETBACK_VERSION);
+}
+
 void register_control_commands(ctl::control_server& server, control::supervisor& sup) {
   server.add_command("list", [&sup](const json& r) { return list(sup, r); });
   server.add_command("stats", [&sup](const json& r) { return stats(sup, r); });
@@ -128,6 +157,9 @@ void register_control_commands(ctl::control_server& server, control::supervisor&
   server.add_command("log-level", [](const json& r) { return log_level(r); });
   server.add_command("disable", [&sup](const json& r) { return disable(sup, r); });
   server.add_command("enable", [&sup](const json& r) { return enable(sup, r); });
+  server.add_command("kick", [&sup](const json& r) { return kick(sup, r); });
+  server.add_command("hash", [&sup](const json& r) { return hash(sup, r); });
+  server.add_command("metrics", [&sup](const json&) { return json{{"text", metrics_text(sup)}}; });
 }
 
 }  // namespace unetback::daemon

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 
@@ -27,6 +28,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.sim_dir, over.sim_dir);
   take(base.xenstore, over.xenstore);
   take(base.control_socket, over.control_socket);
+  take(base.metrics_listen, over.metrics_listen);
   take(base.state_dir, over.state_dir);
   take(base.log_level, over.log_level);
   take(base.log_target, over.log_target);
@@ -77,6 +79,7 @@ daemon_options resolve(const settings_layer& layer) {
   opts.sim_dir = layer.sim_dir.value_or(opts.sim_dir);
   opts.xenstore = layer.xenstore;
   opts.control_socket = layer.control_socket.value_or(opts.control_socket);
+  opts.metrics_listen = layer.metrics_listen;
   opts.state_dir = layer.state_dir.value_or(opts.state_dir);
   opts.log_level = layer.log_level.value_or(opts.log_level);
   opts.log_target = layer.log_target.value_or(opts.log_target);
@@ -104,6 +107,7 @@ namespace {
 struct cli_values {
   std::string config;
   std::string platform, sim_dir, xenstore, control_socket, state_dir, log_level, log_target;
+  std::string metrics_listen;
   long long max_queues = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
   std::string poll_us;
   long long poll_budget_pct = 0, poll_max_steal_pct = 0;
@@ -118,6 +122,20 @@ std::string range_text(detail::range r) {
   return std::to_string(r.lo) + ".." + std::to_string(r.hi);
 }
 
+// A CLI11 check that runs `parse` on the value and reports its
+// std::invalid_argument (the same parser the configuration file uses).
+template <class Parse>
+std::function<std::string(const std::string&)> parsed_by(Parse parse) {
+  return [parse](const std::string& s) {
+    try {
+      (void)parse(s);
+      return std::string();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+  };
+}
+
 void define(CLI::App& app, cli_values& v) {
   using detail::range;
   const auto in = [](range r) { return CLI::Range(r.lo, r.hi); };
@@ -128,6 +146,10 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--xenstore", v.xenstore, "xenstored socket (sets XENSTORED_PATH)");
   app.add_option("--control-socket", v.control_socket,
                  "unetbackctl's socket (/run/unetbackd.sock)");
+  app.add_option("--metrics-listen", v.metrics_listen,
+                 "serve GET /metrics (Prometheus) on ADDRESS:PORT, e.g. 127.0.0.1:9477 "
+                 "(default: off, no socket)")
+      ->check(parsed_by(detail::parse_metrics_listen));
   app.add_option("--state-dir", v.state_dir,
                  "what a restarted daemon carries over, on a tmpfs (/run/unetback)")
       ->check([](const std::string& p) {
@@ -140,14 +162,7 @@ void define(CLI::App& app, cli_values& v) {
       ->check(in(detail::max_queues_range));
   app.add_option("--poll-us", v.poll_us,
                  "longest busy-poll: auto or microseconds, " + range_text(detail::poll_us_range))
-      ->check([](const std::string& s) {
-        try {
-          (void)detail::parse_poll_us(s);
-          return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
-        }
-      });
+      ->check(parsed_by(detail::parse_poll_us));
   app.add_option("--poll-budget-pct", v.poll_budget_pct,
                  "most of every 10 ms a queue may busy-poll, " + range_text(detail::percent_range))
       ->check(in(detail::percent_range));
@@ -189,6 +204,9 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.xenstore = given(app, "--xenstore", v.xenstore);
   s.control_socket = given(app, "--control-socket", v.control_socket);
   s.state_dir = given(app, "--state-dir", v.state_dir);
+  if (app.count("--metrics-listen") > 0) {
+    s.metrics_listen = detail::parse_metrics_listen(v.metrics_listen);
+  }
   try {
     if (app.count("--log-level") > 0) {
       s.log_level = service::parse_log_level(v.log_level);

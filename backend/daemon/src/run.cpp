@@ -22,6 +22,7 @@
 #include "unetback/control/datapath_queue_factory.hpp"
 #include "unetback/control/supervisor.hpp"
 #include "unetback/ctl/control_server.hpp"
+#include "unetback/metrics/http_listener.hpp"
 #include "unetback/platform/factory.hpp"
 #include "unetback/service/netback_conflict.hpp"
 #include "unetback/service/notify.hpp"
@@ -75,12 +76,30 @@ daemon_parts setup(const daemon_options& o) {
                       std::move(state), std::move(queues), control::make_kernel_tap_factory()};
 }
 
+// metrics-listen is opt-in: without it no socket is opened. Bound before the
+// capabilities go (a port below 1024 needs CAP_NET_BIND_SERVICE).
+void open_metrics_listener(std::optional<metrics::http_listener>& into, boost::asio::io_context& io,
+                           const daemon_options& o, const control::supervisor& sup) {
+  if (!o.metrics_listen) {
+    return;
+  }
+  try {
+    into.emplace(io, *o.metrics_listen, [&sup] { return metrics_text(sup); });
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error(fmt::format("metrics-listen {} port {}: {}",
+                                         o.metrics_listen->address().to_string(),
+                                         o.metrics_listen->port(), e.code().message()));
+  }
+}
+
 int serve(const daemon_options& o, daemon_parts& parts) {
   boost::asio::io_context io;
   control::supervisor sup(io.get_executor(), parts.xs, *parts.queues, *parts.taps, o.supervisor);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   ctl::control_server control(io, o.control_socket);
   register_control_commands(control, sup);
+  std::optional<metrics::http_listener> metrics_http;
+  open_metrics_listener(metrics_http, io, o, sup);
   std::optional<link_watch> links;
   try {
     links.emplace(io.get_executor(), [&sup](const tap::link_event& e) { sup.note_link(e); });

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "kick_request.hpp"
 #include "ring_dump.hpp"
 #include "tap_errors.hpp"
 #include "thread_util.hpp"
@@ -53,6 +54,7 @@ struct queue::impl {
   published_indices published;
   std::unique_ptr<worker> work;
   int stop_fd = -1;
+  kick_request kicks;  ///< operator kicks, answered by the worker
   std::atomic<bool> stopping{false};
   std::thread thread;
 };
@@ -188,7 +190,7 @@ void queue::start() {
     const queue_context ctx{q.config, q.counters,     *q.shared,     *q.grants,
                             *q.tap,   q.tx_responses, q.rx_responses};
     const worker_rings rings{q.tx->ring, q.rx->ring, *q.channel, *q.tx_port, *q.rx_port};
-    q.work = std::make_unique<worker>(ctx, rings, q.stop_fd, q.stopping, q.published);
+    q.work = std::make_unique<worker>(ctx, rings, q.stop_fd, q.stopping, q.published, &q.kicks);
     q.published.tx_req_cons = q.tx->ring.req_cons();
     q.published.tx_rsp_prod_pvt = q.tx->ring.rsp_prod_pvt();
     q.published.rx_req_cons = q.rx->ring.req_cons();
@@ -214,6 +216,14 @@ void queue::stop() {
 
 void queue::discard_state(const queue_config& config) {
   queue_state::discard(config.state_file);
+}
+
+bool queue::kick() {
+  if (!impl_->thread.joinable()) {
+    return false;
+  }
+  impl_->kicks.post();
+  return true;
 }
 
 queue_counters_snapshot queue::counters() const {

@@ -15,12 +15,13 @@
 namespace unetback::datapath {
 
 worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
-               const std::atomic<bool>& stopping, published_indices& published)
+               const std::atomic<bool>& stopping, published_indices& published, kick_request* kick)
     : ctx_(ctx),
       rings_(rings),
       stop_fd_(stop_fd),
       stopping_(stopping),
       published_(published),
+      kick_(kick),
       tx_(ctx, rings.tx),
       rx_(ctx, rings.rx),
       pump_(rings.channel, ctx.counters),
@@ -217,7 +218,7 @@ readiness worker::spin_look() {
 }
 
 readiness worker::wait(int timeout_ms) {
-  std::array<pollfd, 3> fds{};
+  std::array<pollfd, 4> fds{};
   fds[0] = pollfd{stop_fd_, POLLIN, 0};
   nfds_t count = 1;
   // During an event-storm backoff (XSA-332) the storming port stays masked
@@ -234,6 +235,11 @@ readiness worker::wait(int timeout_ms) {
     tap_at = static_cast<int>(count);
     fds[count++] = pollfd{ctx_.tap.fd(), POLLIN, 0};
   }
+  int kick_at = -1;
+  if (kick_ != nullptr) {
+    kick_at = static_cast<int>(count);
+    fds[count++] = pollfd{kick_->fd(), POLLIN, 0};
+  }
   const int rc = ::poll(fds.data(), count, timeout_ms);
   if (rc < 0) {
     if (errno != EINTR) {
@@ -244,6 +250,10 @@ readiness worker::wait(int timeout_ms) {
   const auto ready_at = [&fds](int i) {
     return i >= 0 && (fds[static_cast<std::size_t>(i)].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
   };
+  if (ready_at(kick_at) && kick_->take()) {
+    answer_kick(rings_.channel, rings_.tx_port, rings_.rx_port, ctx_.counters);
+    return readiness{};  // look at everything, as after an event
+  }
   return readiness{ready_at(events_at), ready_at(tap_at)};
 }
 

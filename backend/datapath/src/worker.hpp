@@ -4,15 +4,17 @@
 // step again while work remains, else busy-poll (while it pays: poll_window,
 // spin_budget, steal_meter) or arm the rings' event thresholds, look once
 // more (ring.h's final check) and sleep in poll() on the event-channel fd,
-// the stop eventfd and (only while RX buffers are posted) the TAP fd. What
-// poll() reports decides what the next step reads: a read that would find
-// nothing is a system call for nothing, and on a PV dom0 every system call
-// passes through the hypervisor (docs/performance.md, "Cost account").
+// the stop eventfd, an operator's kick eventfd (kick_request.hpp) and (only
+// while RX buffers are posted) the TAP fd. What poll() reports decides what
+// the next step reads: a read that would find nothing is a system call for
+// nothing, and on a PV dom0 every system call passes through the hypervisor
+// (docs/performance.md, "Cost account").
 
 #include <atomic>
 #include <cstdint>
 
 #include "event_pump.hpp"
+#include "kick_request.hpp"
 #include "poll_window.hpp"
 #include "queue_context.hpp"
 #include "rx_path.hpp"
@@ -64,8 +66,9 @@ class worker {
   /// RX buffers while frames wait.
   static constexpr std::chrono::milliseconds rx_poll_interval{10};
 
+  /// `kick` (optional): operator kicks, answered when the worker polls its fds.
   worker(queue_context ctx, worker_rings rings, int stop_fd, const std::atomic<bool>& stopping,
-         published_indices& published);
+         published_indices& published, kick_request* kick = nullptr);
 
   /// Runs until stopping is set (returns nullptr) or the frontend proves
   /// hostile (returns the reason; the rings were not touched after it).
@@ -98,6 +101,7 @@ class worker {
   int stop_fd_;
   const std::atomic<bool>& stopping_;
   published_indices& published_;
+  kick_request* kick_;
   tx_path tx_;
   rx_path rx_;
   copy_batch copies_;  ///< the step's grant copies, both directions

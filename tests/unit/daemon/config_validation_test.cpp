@@ -76,6 +76,10 @@ constexpr std::array key_cases{
     key_case{"state-dir", "\"state\"", "[\"/run/unetback\"]", "absolute path", false,
              "must be a string"},
     key_case{"keep-vifs", "", "1", "true or false", false},
+    key_case{"metrics-listen", "\"localhost:9477\"", "9477", "ADDRESS:PORT", false,
+             "must be a string"},
+    key_case{"metrics-listen", "\"127.0.0.1:0\"", "[\"127.0.0.1:9477\"]", "1..65535", false,
+             "must be a string"},
 };
 // clang-format on
 
@@ -178,8 +182,9 @@ TEST_F(ConfigValidation, EveryPerVifKeyIsCheckedInVifSectionsToo) {
 }
 
 TEST_F(ConfigValidation, DaemonOnlyKeysAreUnknownInVifSections) {
-  for (const char* key : {"platform", "log-level", "log-target", "max-xdp-headroom", "sim-dir",
-                          "xenstore", "control-socket", "state-dir", "keep-vifs"}) {
+  for (const char* key :
+       {"platform", "log-level", "log-target", "max-xdp-headroom", "sim-dir", "xenstore",
+        "control-socket", "state-dir", "keep-vifs", "metrics-listen"}) {
     write_config(std::string("[vif.\"7.1\"]\n") + key + " = \"x\"\n");
     expect_names(usage_error({}), {"[vif.\"7.1\"] " + std::string(key), "unknown key"});
   }
@@ -282,6 +287,22 @@ TEST_F(ConfigValidation, UnreadableFileExitsTwoNamingTheFile) {
   const int raw = ::pclose(p);
   EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2) << err;
   EXPECT_NE(err.find(config_), std::string::npos) << err;
+}
+
+TEST_F(ConfigValidation, MetricsListenIsOffUnlessGivenAndTheFlagWins) {
+  write_config("[daemon]\n");
+  EXPECT_FALSE(accepted({}).metrics_listen.has_value());
+  write_config("[daemon]\nmetrics-listen = \"127.0.0.1:9477\"\n");
+  const auto from_file = accepted({}).metrics_listen;
+  ASSERT_TRUE(from_file.has_value());
+  EXPECT_EQ(from_file->address().to_string(), "127.0.0.1");
+  EXPECT_EQ(from_file->port(), 9477);
+  const auto from_flag = accepted({"--metrics-listen", "[::1]:19477"}).metrics_listen;
+  ASSERT_TRUE(from_flag.has_value());
+  EXPECT_TRUE(from_flag->address().is_v6());
+  EXPECT_EQ(from_flag->port(), 19477);
+  expect_names(usage_error({"--metrics-listen", "127.0.0.1"}),
+               {"--metrics-listen", "ADDRESS:PORT"});
 }
 
 TEST_F(ConfigValidation, EachFlagOverridesItsKeyInTheFile) {

@@ -137,12 +137,7 @@ TEST_F(GuestTx, InvalidGrantRefGetsErrorAndQueueKeepsWorking) {
   EXPECT_EQ(counters().tx_errors, 1U);
 
   send_slots({one_slot(f, 0, 2)});
-  rings::vnet_header h{};
-  frame got;
-  ASSERT_TRUE(tap_read(h, got));
-  EXPECT_EQ(got, f);
-  ASSERT_TRUE(wait_tx_responses(2));
-  EXPECT_EQ(tx_rsps_[1].status, rings::netif_rsp::okay);
+  expect_sent_and_answered(f, 2);
   EXPECT_TRUE(faults().empty());
 }
 

@@ -171,6 +171,17 @@ class QueueTest : public ::testing::Test {
     return wait_until([&] { return tx_responses().size() >= n; });
   }
 
+  /// `f` reached the TAP unchanged and its request was the `n`th answered,
+  /// with OKAY.
+  void expect_sent_and_answered(const frame& f, std::size_t n) {
+    rings::vnet_header h{};
+    frame got;
+    ASSERT_TRUE(tap_read(h, got));
+    EXPECT_EQ(got, f);
+    ASSERT_TRUE(wait_tx_responses(n));
+    EXPECT_EQ(tx_rsps_[n - 1].status, rings::netif_rsp::okay);
+  }
+
   // ---- TAP ----------------------------------------------------------------
 
   /// Reads one frame the queue wrote to the TAP: vnet header + frame.

@@ -47,8 +47,10 @@ nlohmann::json call(const std::string& socket_path, const nlohmann::json& reques
     throw std::runtime_error(std::string("send: ") + std::strerror(errno));
   }
   std::string reply;
-  char buf[4096];
-  while (reply.find('\n') == std::string::npos) {
+  char buf[65536];
+  // Only the new bytes are searched: a `metrics` reply of many vifs is megabytes.
+  for (std::size_t searched = 0; reply.find('\n', searched) == std::string::npos;) {
+    searched = reply.size();
     const ssize_t n = ::recv(sock.fd, buf, sizeof(buf), 0);
     if (n <= 0) {
       throw std::runtime_error("unetbackd closed the connection without a reply");

@@ -1,10 +1,13 @@
 // unetbackctl: list vifs, show per-queue counters (table or --json, --watch),
-// dump ring indices, change the daemon's log level, disable/enable a vif.
+// dump ring indices, change the daemon's log level, disable/enable a vif,
+// kick a vif's queues, show the guest's hash configuration, print the
+// daemon's metrics in the Prometheus text format.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -24,8 +27,29 @@ struct options {
   bool as_json = false;
   bool all = false;
   double watch_s = 0;
-  unsigned count = 0;  ///< with --watch: stop after this many refreshes (0: never)
+  unsigned count = 0;             ///< with --watch: stop after this many refreshes (0: never)
+  std::optional<unsigned> queue;  ///< kick: only this queue
+  unsigned queue_arg = 0;
 };
+
+json kick_request(const options& o) {
+  json req{{"cmd", "kick"}, {"vif", o.vif}};
+  if (o.queue) {
+    req["queue"] = *o.queue;
+  }
+  return req;
+}
+
+// "kicked vif1.0 queues 0 1" (what the daemon asked its workers to do).
+std::string kicked_text(const options& o, const json& r) {
+  std::string queues;
+  for (const auto& q : r.value("kicked", json::array())) {
+    queues += fmt::format(" {}", q.get<unsigned>());
+  }
+  return fmt::format("kicked {} queue{}{}\n", o.vif,
+                     r.value("kicked", json::array()).size() == 1 ? "" : "s",
+                     queues.empty() ? " (none running)" : queues);
+}
 
 json stats_request(const options& o) {
   json req{{"cmd", "stats"}};
@@ -78,7 +102,18 @@ int main(int argc, char** argv) {
   disable->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
   auto* enable = app.add_subcommand("enable", "resume a disabled vif's queues");
   enable->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
+  auto* kick = app.add_subcommand("kick", "notify the guest and re-read a vif's rings");
+  kick->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
+  auto* kick_queue =
+      kick->add_option("queue", o.queue_arg, "only this queue (default: every queue)");
+  auto* hash = app.add_subcommand("hash", "the guest's receive-hash configuration");
+  hash->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
+  hash->add_flag("--json", o.as_json, "print JSON");
+  app.add_subcommand("metrics", "every counter in the Prometheus text format (0.0.4)");
   CLI11_PARSE(app, argc, argv);
+  if (kick_queue->count() > 0) {
+    o.queue = o.queue_arg;
+  }
 
   try {
     if (*list) {
@@ -101,6 +136,14 @@ int main(int argc, char** argv) {
       const auto r = call(o.socket, {{"cmd", "enable"}, {"vif", o.vif}});
       std::printf("%s %s\n", o.vif.c_str(),
                   r.value("was_disabled", false) ? "enabled" : "was not disabled");
+    } else if (*kick) {
+      std::fputs(kicked_text(o, call(o.socket, kick_request(o))).c_str(), stdout);
+    } else if (*hash) {
+      const auto r = call(o.socket, {{"cmd", "hash"}, {"vif", o.vif}});
+      std::fputs(o.as_json ? (r.dump(2) + "\n").c_str() : unetback::ctl::render_hash(r).c_str(),
+                 stdout);
+    } else if (app.got_subcommand("metrics")) {
+      std::fputs(call(o.socket, {{"cmd", "metrics"}}).value("text", "").c_str(), stdout);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "unetbackctl: %s\n", e.what());

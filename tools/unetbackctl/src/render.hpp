@@ -13,4 +13,7 @@ namespace unetback::ctl {
 /// counter (counters that are zero on every queue are left out unless `all`).
 [[nodiscard]] std::string render_stats(const nlohmann::json& vifs, bool all);
 
+/// `hash`: the guest's hash configuration (algorithm, types, key, mapping).
+[[nodiscard]] std::string render_hash(const nlohmann::json& hash);
+
 }  // namespace unetback::ctl

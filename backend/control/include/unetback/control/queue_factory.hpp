@@ -54,6 +54,16 @@ class vif_queues {
   virtual void discard_state() {}
   /// One JSON object per queue: {"queue": K, ...counters...}.
   [[nodiscard]] virtual nlohmann::json counters() const = 0;
+  /// `unetbackctl kick`: queue `q` (every queue when nullopt) notifies the
+  /// guest and reads its rings again. Returns the queues asked. Throws
+  /// std::invalid_argument for a queue the vif does not have.
+  virtual std::vector<unsigned> kick(std::optional<unsigned> q) {
+    (void)q;
+    return {};
+  }
+  /// `unetbackctl hash`: the guest's hash configuration (hash_config_json),
+  /// or null when the frontend did not connect a control ring.
+  [[nodiscard]] virtual nlohmann::json hash_config() const { return nullptr; }
   /// The control ring's counters ({"requests", "invalid_parameter", ...}),
   /// or null when the frontend did not connect one.
   [[nodiscard]] virtual nlohmann::json ctrl_counters() const { return nullptr; }

@@ -15,10 +15,12 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +62,12 @@ class supervisor {
   /// for an unknown vif.
   bool enable(domid d, unsigned devid);
 
+  /// `unetbackctl kick vif<D>.<N> [queue]` (vif::kick). Throws
+  /// std::invalid_argument for an unknown vif or queue.
+  std::vector<unsigned> kick(domid d, unsigned devid, std::optional<unsigned> q);
+  /// `unetbackctl hash vif<D>.<N>` (vif::hash_config). Throws
+  /// std::invalid_argument for an unknown vif.
+  [[nodiscard]] nlohmann::json hash_config(domid d, unsigned devid) const;
   /// A link message from the host (the daemon's rtnetlink watch): handed to
   /// the vif whose TAP it names (vif::note_link).
   void note_link(const tap::link_event& e);
@@ -68,8 +76,9 @@ class supervisor {
   [[nodiscard]] domid self() const { return self_; }
   /// Number of live vifs.
   [[nodiscard]] std::size_t vif_count() const { return vifs_.size(); }
-  /// {"self": D, "vifs": [vif::describe()...]}: the per-vif, per-queue
-  /// counters for unetbackctl.
+  /// {"self": D, "adopted": N, "vifs": [vif::describe()...]}: the per-vif,
+  /// per-queue counters for unetbackctl; `adopted` counts the devices this
+  /// daemon took over at start-up (a restart or upgrade resuming them).
   [[nodiscard]] nlohmann::json describe() const;
 
  private:
@@ -109,6 +118,7 @@ class supervisor {
   bool scan_pending_ = false;
   bool scheduled_ = false;
   bool adopting_ = true;
+  std::uint64_t adopted_ = 0;  ///< devices adopted at start-up
   bool stopped_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::unique_ptr<boost::asio::steady_timer> xs_timer_;

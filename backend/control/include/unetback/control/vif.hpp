@@ -84,6 +84,12 @@ class vif : public std::enable_shared_from_this<vif> {
   /// map and bind, indices from the shared rings). Also clears a frontend
   /// fault (logged as a warning). Returns false when there was nothing to enable.
   bool enable();
+  /// `unetbackctl kick`: see vif_queues::kick. Throws std::invalid_argument
+  /// when the data path is not running or the queue does not exist.
+  std::vector<unsigned> kick(std::optional<unsigned> q);
+  /// `unetbackctl hash`: the guest's hash configuration, null without a
+  /// running control ring.
+  [[nodiscard]] nlohmann::json hash_config() const;
   /// Re-reads XenStore and applies next_step() until nothing is left to do
   /// (bounded). Errors of this vif never escape.
   void refresh();

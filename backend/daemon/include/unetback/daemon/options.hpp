@@ -7,6 +7,8 @@
 
 #include <spdlog/common.h>
 
+#include <boost/asio/ip/tcp.hpp>
+
 #include <optional>
 #include <string>
 #include <variant>
@@ -31,6 +33,9 @@ struct daemon_options {
   std::string sim_dir = "/run/unetback-sim";
   std::optional<std::string> xenstore;                 ///< XENSTORED_PATH override
   std::string control_socket = "/run/unetbackd.sock";  ///< unetbackctl's peer
+  /// Where the HTTP listener serves GET /metrics; none (the default): no
+  /// socket is opened.
+  std::optional<boost::asio::ip::tcp::endpoint> metrics_listen;
   /// What a restarted daemon carries over (service::state_directory).
   std::string state_dir = "/run/unetback";
   spdlog::level::level_enum log_level = spdlog::level::info;

@@ -39,6 +39,10 @@ class queue {
   /// Stops and joins the worker, unbinds ports, unmaps rings. Idempotent.
   void stop();
 
+  /// `unetbackctl kick`: the worker notifies the guest on the queue's
+  /// port(s) and reads both rings again (kicks counts it). Any thread;
+  /// false when the worker is not running.
+  bool kick();
   /// Counters, read with relaxed loads from any thread.
   [[nodiscard]] queue_counters_snapshot counters() const;
   /// Ring indices for `unetbackctl dump` (like netback's io_ring_qN): shared

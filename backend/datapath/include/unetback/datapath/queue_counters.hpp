@@ -50,6 +50,7 @@
   X(grant_copy_errors, "segments that failed")                                                    \
   X(notify_sent, "event-channel kicks sent to the frontend")                                      \
   X(events_received, "event-channel events received")                                             \
+  X(kicks, "operator kicks answered (unetbackctl kick): guest notified, both rings re-read")      \
   X(spurious_events, "events after which neither ring had new requests")                          \
   X(event_storm_backoffs, "times unmasking was delayed because of an event storm (XSA-332)")      \
   X(faults, "hostile-frontend faults (the queue stopped)")                                        \
