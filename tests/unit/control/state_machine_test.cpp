@@ -218,6 +218,16 @@ vif_snapshot fresh() {
   return s;
 }
 
+// A running vif (data path up, hotplug done) whose frontend is now in `frontend`.
+vif_snapshot connected_with(S frontend) {
+  vif_snapshot s = fresh();
+  s.backend = S::connected;
+  s.frontend = frontend;
+  s.data_connected = true;
+  s.hotplug_connected = true;
+  return s;
+}
+
 TEST(VifLifecycle, NewDeviceCreatesTapAdvertisesAndWaits) {
   const vif_step st = next_step(fresh());
   EXPECT_EQ(st.actions, (std::vector<A>{A::create_tap, A::advertise_features, A::write_init_wait}));
@@ -262,11 +272,7 @@ TEST(VifLifecycle, ToolstackUnplugWaitsForTheFrontendThenCloses) {
 // Closing and waits for the backend's Closing, then writes Closed and waits
 // for the backend's Closed, then Initialising for a second connection.
 TEST(VifLifecycle, FrontendResetHandshakeGetsClosingThenClosedThenASecondConnection) {
-  vif_snapshot s = fresh();
-  s.backend = S::connected;
-  s.frontend = S::closing;
-  s.data_connected = true;
-  s.hotplug_connected = true;
+  vif_snapshot s = connected_with(S::closing);
   EXPECT_EQ(next_step(s).actions, (std::vector<A>{A::disconnect, A::write_closing}));
   s = apply(s, next_step(s));
   ASSERT_EQ(s.backend, S::closing);
@@ -290,11 +296,7 @@ TEST(VifLifecycle, DomainDestroyWithVanishedFrontendClosesImmediately) {
 }
 
 TEST(VifLifecycle, FrontendClosedWithOnlineKeepsTheDeviceAndRearms) {
-  vif_snapshot s = fresh();
-  s.backend = S::connected;
-  s.frontend = S::closed;
-  s.data_connected = true;
-  s.hotplug_connected = true;
+  vif_snapshot s = connected_with(S::closed);
   EXPECT_EQ(next_step(s).actions, (std::vector<A>{A::disconnect, A::write_closing}));
   s.backend = S::closing;
   s.data_connected = false;
