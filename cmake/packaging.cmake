@@ -1,10 +1,11 @@
-# Install rules (FHS, as Debian lays out a system daemon) and the .deb (CPack).
-# Included last by the top-level CMakeLists.txt, so every target exists (or never
-# will); each rule is guarded with if(TARGET ...) while parts of the tree land.
+# Install rules (FHS, as Debian lays out a system daemon). Included last by the
+# top-level CMakeLists.txt, so every target exists (or never will); each rule is
+# guarded with if(TARGET ...) while parts of the tree land. debian/rules builds the
+# packages from these components.
 #
-#   cmake --install build                    # the daemon package's files (component "daemon")
-#   cmake --install build --component sim    # also sim-xl, netfront-sim, sim-xenstored
-#   cpack --config build/CPackConfig.cmake   # build/unetback_<version>_<arch>.deb
+#   cmake --install build                    # package unetback (component "daemon")
+#   cmake --install build --component sim    # package unetback-sim: sim-xl, netfront-sim,
+#                                            # sim-xenstored
 #
 # Paths outside the prefix are absolute (Debian keeps units in /lib/systemd/system and
 # conffiles in /etc whatever the prefix); DESTDIR still applies to them.
@@ -18,8 +19,6 @@ set(UNETBACK_MODPROBE_DIR /lib/modprobe.d CACHE PATH "modprobe.d directory for t
 set(UNETBACK_MODULES_LOAD_DIR /lib/modules-load.d CACHE PATH "modules-load.d directory (tun)")
 set(UNETBACK_CONFIG_DIR /etc/unetback CACHE PATH "unetbackd's configuration directory")
 set(UNETBACK_XEN_SCRIPT_DIR /etc/xen/scripts CACHE PATH "Xen hotplug script directory")
-set(UNETBACK_PACKAGE_MAINTAINER "unetback developers <unetback@localhost>"
-  CACHE STRING "Maintainer field of the .deb")
 
 set(_pkg_src ${PROJECT_SOURCE_DIR})
 set(_pkg_doc ${CMAKE_INSTALL_DATADIR}/doc/unetback)
@@ -60,11 +59,12 @@ install(FILES
           ${_pkg_src}/tools/prometheus/unetback.rules.yml
         DESTINATION ${_pkg_doc} COMPONENT daemon)
 
-# Man pages, compressed in the build (CPack's DEB generator does not compress them,
-# Debian policy wants them gzipped; -n keeps the archive reproducible).
-set(_man_pages unetbackd.8 unetbackctl.8 unetback.toml.5)
+# Man pages, compressed in the build (Debian policy wants them gzipped, in a
+# `cmake --install` tree as in the package; -n keeps the archive reproducible).
 set(_man_outputs)
-foreach(_page IN LISTS _man_pages)
+# unetback_man_page(PAGE INSTALL_ARGS...): docs/man/PAGE gzipped, installed into its
+# section with INSTALL_ARGS (the component of the program it documents).
+function(unetback_man_page _page)
   string(REGEX REPLACE "^.*\\.([0-9])$" "\\1" _section ${_page})
   set(_out ${CMAKE_BINARY_DIR}/man/${_page}.gz)
   add_custom_command(OUTPUT ${_out}
@@ -73,51 +73,13 @@ foreach(_page IN LISTS _man_pages)
     DEPENDS ${_pkg_src}/docs/man/${_page}
     COMMENT "Compressing man page ${_page}"
     VERBATIM)
-  list(APPEND _man_outputs ${_out})
-  install(FILES ${_out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${_section} COMPONENT daemon)
+  install(FILES ${_out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${_section} ${ARGN})
+  set(_man_outputs ${_man_outputs} ${_out} PARENT_SCOPE)
+endfunction()
+foreach(_page IN ITEMS unetbackd.8 unetbackctl.8 unetback.toml.5)
+  unetback_man_page(${_page} COMPONENT daemon)
+endforeach()
+foreach(_page IN ITEMS sim-xl.1 sim-xenstored.1 netfront-sim.1)
+  unetback_man_page(${_page} COMPONENT sim EXCLUDE_FROM_ALL)
 endforeach()
 add_custom_target(unetback_man ALL DEPENDS ${_man_outputs})
-
-# ---- the .deb ----
-# dpkg-shlibdeps (package dpkg-dev) computes Depends from the binaries' libraries
-# (libc6, libstdc++6, libxenstore4, libxengnttab1, libxenevtchn1, libsystemd0,
-# libcap-ng0, libspdlog1.10, libfmt9, ...); the rest are the programs the hotplug
-# script runs. xl itself (xen-utils-4.17) is recommended, not required: a driver
-# domain runs `xl devd` from the same package, a test host may have none.
-file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/packaging/conffiles CONTENT
-"${UNETBACK_CONFIG_DIR}/unetback.toml
-${UNETBACK_XEN_SCRIPT_DIR}/vif-bridge-unetback
-")
-
-set(CPACK_GENERATOR DEB)
-set(CPACK_PACKAGE_NAME unetback)
-set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_VENDOR unetback)
-set(CPACK_PACKAGE_CONTACT "${UNETBACK_PACKAGE_MAINTAINER}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "userspace Xen network backend (serves xl's vif devices)")
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_STRIP_FILES ON)
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_SECTION net)
-set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# CPack puts the summary first and wraps and indents this text itself.
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-"unetbackd runs in dom0 in place of the kernel's xen-netback: it answers the \
-xenbus handshake of the vif devices xl creates, negotiates multi-queue and \
-offloads with the guest's netfront, and moves packets between the guest's rings \
-and a TAP device vif<domid>.<devid> per vif, which the hotplug script adds to a \
-bridge. Includes the systemd unit, the xen-netback blacklist, unetbackctl \
-(per-queue counters, ring dumps) and a hotplug script.")
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "xenstore-utils, iproute2")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "xen-utils-4.17")
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
-  ${CMAKE_BINARY_DIR}/packaging/conffiles
-  ${_pkg_src}/tools/systemd/debian/postinst
-  ${_pkg_src}/tools/systemd/debian/prerm
-  ${_pkg_src}/tools/systemd/debian/postrm)
-set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
-# Only the daemon component (the sim tools are EXCLUDE_FROM_ALL anyway).
-set(CPACK_COMPONENTS_ALL daemon)
-set(CPACK_INSTALL_CMAKE_PROJECTS "${CMAKE_BINARY_DIR};${PROJECT_NAME};daemon;/")
-include(CPack)

@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 dir=$1
 command -v groff >/dev/null || { echo "groff missing (package groff-base)"; exit 77; }
-for page in unetbackd.8 unetbackctl.8 unetback.toml.5; do
+for page in unetbackd.8 unetbackctl.8 unetback.toml.5 sim-xl.1 sim-xenstored.1 netfront-sim.1; do
   warnings=$(LC_ALL=C.UTF-8 groff -man -ww -z "$dir/$page" 2>&1)
   check "$page renders without warnings" test -z "$warnings"
   [[ -z "$warnings" ]] || echo "$warnings" >&2

@@ -5,7 +5,8 @@
 # `systemd-analyze verify` of the installed unit, then `apt-get purge -y
 # unetback` and checks that nothing of it is left. Root only.
 #
-#   deb_install.sh BUILD_DIR        builds the .deb from BUILD_DIR with cpack first
+#   deb_install.sh DEBS_DIR         installs DEBS_DIR/unetback_*.deb, the package
+#                                   tests/install/build_debs.sh built there
 #   deb_install.sh --deb FILE.deb   installs FILE.deb
 #
 # Safe on a development machine: it refuses (exit 2) when unetback is already
@@ -29,13 +30,10 @@ case "${1:-}" in
     deb=$(realpath "$2") ;;
   "" | -h | --help) sed -n '2,17p' "$0"; exit 2 ;;
   *)
-    build=$1
-    [[ -f "$build/CPackConfig.cmake" ]] || refuse "no $build/CPackConfig.cmake (configure first)"
-    cpack -G DEB --config "$build/CPackConfig.cmake" -B "$WORK/pkg" >"$WORK/cpack.log" 2>&1 ||
-      { cat "$WORK/cpack.log" >&2; echo "FAIL cpack -G DEB" >&2; exit 1; }
-    debs=("$WORK"/pkg/unetback_*.deb)
-    [[ -f "${debs[0]}" ]] || { echo "FAIL cpack made no unetback_*.deb" >&2; exit 1; }
-    deb=${debs[0]} ;;
+    debs=("$1"/unetback_*.deb)
+    [[ ${#debs[@]} -eq 1 && -f "${debs[0]}" ]] ||
+      { echo "FAIL expected one $1/unetback_*.deb (tests/install/build_debs.sh)" >&2; exit 1; }
+    deb=$(realpath "${debs[0]}") ;;
 esac
 version=$(dpkg-deb -f "$deb" Version)
 echo "package: $(basename "$deb") (version $version)"
@@ -109,6 +107,13 @@ file_is() {  # file_is PATH MODE: a regular file, root-owned, with MODE
 check "unit /lib/systemd/system/unetbackd.service" file_is /lib/systemd/system/unetbackd.service 644
 check "unit runs the installed daemon" \
   grep -q '^ExecStart=/usr/sbin/unetbackd ' /lib/systemd/system/unetbackd.service
+# Enabled by the package (it starts at the next boot), not started (debian/rules).
+check "unit enabled: multi-user.target wants it" \
+  test -L /etc/systemd/system/multi-user.target.wants/unetbackd.service
+if [[ -d /run/systemd/system ]]; then
+  check "unit not started by the package" \
+    bash -c "! systemctl --quiet is-active unetbackd.service"
+fi
 check "modprobe file /lib/modprobe.d/unetback.conf" file_is /lib/modprobe.d/unetback.conf 644
 check "modprobe file blacklists xen-netback" \
   grep -Eq '^(blacklist xen[-_]netback|install xen[-_]netback )' /lib/modprobe.d/unetback.conf
