@@ -88,7 +88,7 @@ for page in man8/unetbackd.8 man8/unetbackctl.8 man5/unetback.toml.5; do
   check "contains $page.gz" has '-rw-r--r--' "usr/share/man/$page.gz"
 done
 # The unit and the man pages name these by their uncompressed paths.
-for doc in operator-guide.md xl.md unetback.toml.example copyright changelog.gz; do
+for doc in operator-guide.md xl.md unetback.toml.example unetback.rules.yml copyright changelog.gz; do
   check "contains /usr/share/doc/unetback/$doc" has '-rw-r--r--' "usr/share/doc/unetback/$doc"
 done
 sim_tools='/(sim-xl|netfront-sim|sim-xenstored)$'
