@@ -1,5 +1,5 @@
 #!/bin/bash
-# One PV guest with vif=['bridge=xenbr0'] served by unetbackd: Connected, stock vif-bridge, ping and iperf3 both ways.
+# One PV guest with vif=['bridge=xenbr0'] served by unetbackd: Connected, stock vif-bridge, ping and iperf3 both ways, unetbackctl stats, kick and hash.
 # knobs: lab.secs=N (iperf3 seconds, default 5)
 . /lab/lab-lib.sh
 SECS=${LAB_SECS:-5}
@@ -28,6 +28,18 @@ sleep 1
 out=$(guest_cmd b1 "iperf3 -c $DOM0_IP -t $SECS | tail -3" 120) && result "iperf guest_client=ok $(echo "$out" | awk '/receiver/ {print "mbps=" $7}')" || check_fail "iperf3 client in the guest"
 if unetbackd_ctl_ok; then
   unetbackd_stats "vif$id.0" >/tmp/stats.json && result "unetbackctl_stats=ok" || check_fail "unetbackctl stats: $(head -3 /tmp/stats.json)"
+  # kick (netback debugfs `kick`): every queue answers it, traffic flows on
+  k0=$(queue_counter_sum "vif$id.0" kicks)
+  out=$("$UNETBACKCTL" kick "vif$id.0" 2>&1) && result "unetbackctl_kick=$(echo "$out" | tr ' ' _)" || check_fail "unetbackctl kick: $out"
+  end=$((SECONDS + 10))
+  until [ "$(queue_counter_sum "vif$id.0" kicks)" -gt "${k0:-0}" ] || [ $SECONDS -ge $end ]; do sleep 0.5; done
+  k1=$(queue_counter_sum "vif$id.0" kicks)
+  [ "${k1:-0}" -gt "${k0:-0}" ] && result "kicks_before=$k0 kicks_after=$k1" || check_fail "kick not answered: kicks $k0 -> $k1"
+  ping_ok "$ip" 3 || check_fail "ping after the kick"
+  # hash (netback debugfs `ctrl`): Linux 6.1's netfront connects no control ring
+  "$UNETBACKCTL" hash "vif$id.0" --json >/tmp/hash.json 2>&1 &&
+    python3 -c 'import json, sys; sys.exit(json.load(open("/tmp/hash.json"))["control_ring"] is not False)' &&
+    result "unetbackctl_hash=no_control_ring" || check_fail "unetbackctl hash: $(head -3 /tmp/hash.json)"
 else
   result "unetbackctl_stats=unavailable (no control socket)"
 fi

@@ -324,6 +324,13 @@ libxl_errors() {
 UNETBACKD_SOCKET=/run/unetbackd.sock
 unetbackd_ctl_ok() { [ -x "$UNETBACKCTL" ] && [ -S "$UNETBACKD_SOCKET" ]; }
 unetbackd_stats() { "$UNETBACKCTL" stats --json --all "$@" 2>&1; }
+# queue_counter_sum VIF COUNTER: COUNTER summed over VIF's queues (`stats --json`)
+queue_counter_sum() {
+  "$UNETBACKCTL" stats --json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(q.get("counters", q).get(sys.argv[1], 0) for v in d for q in v.get("queues", [])))' "$2"
+}
 # queues_moved BEFORE.json AFTER.json: per-queue deltas of two `stats --json` snapshots;
 # fails unless every queue's tx_packets and rx_packets grew
 queues_moved() {
