@@ -42,9 +42,11 @@ skip() { log "lab tier SKIPPED: $*"; echo "LAB-CI skipped reason=\"$*\""; exit 7
 # ---- can this machine run the lab? (every "no" is a skip with its reason)
 [ "$(id -u)" = 0 ] || skip "not root (debootstrap, chroot and the image build need root)"
 [ -x "$DAEMON" ] || skip "no unetbackd at $DAEMON (build it first)"
+# (grep reads all of its input: with pipefail, `grep -q` leaving early fails the
+# pipe with SIGPIPE's 141 when the writer is still writing, as apt-cache is.)
 for p in qemu-system-x86 debootstrap; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" && continue
-  apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' ||
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "ok installed" >/dev/null && continue
+  apt-cache policy "$p" 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null ||
     skip "$p is neither installed nor installable with apt-get"
 done
 mem_mb=$(awk '/^MemAvailable:/{print int($2 / 1024)}' /proc/meminfo)

@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 need=""
 for p in $HOST_PKGS; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need="$need $p"
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "ok installed" >/dev/null || need="$need $p"
 done
 [ -z "$need" ] && exit 0
 [ "$(id -u)" = 0 ] || die "missing host packages:$need (run as root)"
