@@ -243,7 +243,7 @@ void control_ring::start() {
                               "bind event-channel-ctrl " + std::to_string(c.remote_port.value()));
     }
     c.port = local;
-    c.stop_fd = make_stop_fd();
+    c.stop_fd = make_wake_fd();
     c.stopping.store(false);
     c.req_cons = c.ring->ring.req_cons();
     c.rsp_prod_pvt = c.ring->ring.rsp_prod_pvt();
@@ -258,7 +258,7 @@ void control_ring::stop() {
   impl& c = *impl_;
   if (c.thread.joinable()) {
     c.stopping.store(true, std::memory_order_release);
-    signal_stop_fd(c.stop_fd);
+    signal_wake_fd(c.stop_fd);
     c.thread.join();
   }
   c.release();

@@ -2,13 +2,11 @@
 // `unetbackctl kick VIF [QUEUE]` (like Linux xen-netback's debugfs `kick`):
 // the control thread posts a request, the queue's worker answers it by
 // notifying the guest on every port of the queue and looking at both rings
-// again. A lost event on either side (a guest kick that never arrived, a
-// notification the guest missed) is recovered this way. The worker owns the
-// event-channel handle (never shared between threads), so the notification
-// is sent from the worker, woken through an eventfd in its poll set.
-
-#include "queue_context.hpp"
-#include "unetback/platform/event_channel.hpp"
+// again (worker::wait). A lost event on either side (a guest kick that never
+// arrived, a notification the guest missed) is recovered this way. The
+// worker owns the event-channel handle (never shared between threads), so
+// the notification is sent from the worker, woken through an eventfd in its
+// poll set.
 
 namespace unetback::datapath {
 
@@ -29,11 +27,5 @@ class kick_request {
  private:
   int fd_ = -1;
 };
-
-/// The worker's answer to a taken kick: one notification per port of the
-/// queue (tx_port == rx_port when not split), counted in `kicks` and
-/// `notify_sent`. The caller then steps both rings as after an event.
-void answer_kick(platform::event_channel& channel, evtchn_port tx_port, evtchn_port rx_port,
-                 queue_counters& counters);
 
 }  // namespace unetback::datapath

@@ -182,7 +182,7 @@ void queue::start() {
       q.replay_journals();
       q.kick_after_resume();
     }
-    q.stop_fd = make_stop_fd();
+    q.stop_fd = make_wake_fd();
     q.stopping.store(false);
     if (q.config.features.multicast_control) {
       q.shared->set_multicast_filtering(true);
@@ -207,7 +207,7 @@ void queue::stop() {
   impl& q = *impl_;
   if (q.thread.joinable()) {
     q.stopping.store(true, std::memory_order_release);
-    signal_stop_fd(q.stop_fd);
+    signal_wake_fd(q.stop_fd);
     q.thread.join();
   }
   q.work.reset();

@@ -1,6 +1,6 @@
 #pragma once
 // Small helpers shared by the queue worker and the control-ring thread:
-// thread naming, the stop eventfd, and mapping one ring page.
+// thread naming, the wake-up eventfds, and mapping one ring page.
 
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -32,8 +32,9 @@ inline void cpu_relax() {
 #endif
 }
 
-/// A non-blocking eventfd used to wake a worker's poll() for stop().
-inline int make_stop_fd() {
+/// A non-blocking eventfd that wakes a thread's poll(): stop(), an
+/// operator's kick.
+inline int make_wake_fd() {
   const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd < 0) {
     throw std::system_error(errno, std::generic_category(), "eventfd");
@@ -41,7 +42,7 @@ inline int make_stop_fd() {
   return fd;
 }
 
-inline void signal_stop_fd(int fd) {
+inline void signal_wake_fd(int fd) {
   const std::uint64_t one = 1;
   (void)!::write(fd, &one, sizeof(one));
 }

@@ -34,11 +34,6 @@ long vif_shared_state::rx_ready(platform::frame_port& tap) {
   return --stalled_queues_ == 0 ? tap.set_carrier(true) : 0;
 }
 
-std::uint32_t vif_shared_state::rx_stalled_queues() const {
-  std::lock_guard lock(carrier_mutex_);
-  return stalled_queues_;
-}
-
 mcast_add_result vif_shared_state::multicast_add(const mac_address& mac) {
   const std::uint64_t want = encode(mac);
   std::lock_guard lock(write_mutex_);

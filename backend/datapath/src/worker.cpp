@@ -102,19 +102,19 @@ step_result worker::step(clock::time_point now, readiness ready) {
   copies_.issue(ctx_.grants, ctx_.counters);
   const tx_sweep_result tx = tx_.complete(copies_);
   if (tx.fault != nullptr) {
-    notify(tx, rx_sweep_result{});
+    notify(tx.notify, false);
     return step_result{tx.fault, fault_source::tap};  // answered; the TAP is gone
   }
   copies_.clear();
   const rx_sweep_result rx_planned = rx_.plan(now, ready.tap, copies_);
   if (rx_planned.fault != nullptr) {
-    notify(tx, rx_sweep_result{});
+    notify(tx.notify, false);
     const bool tap = rx_planned.fault == tap_gone_fault;
     return step_result{rx_planned.fault, tap ? fault_source::tap : fault_source::rx_ring};
   }
   copies_.issue(ctx_.grants, ctx_.counters);
   const rx_sweep_result rx = rx_.complete(copies_);
-  notify(tx, rx);
+  notify(tx.notify, rx.notify);
   publish();
   tx_throttled_ = tx.throttled;
   step_result r;
@@ -136,13 +136,13 @@ bool worker::final_check() {
   return rx_.final_check();
 }
 
-void worker::notify(const tx_sweep_result& tx, const rx_sweep_result& rx) {
+void worker::notify(bool tx, bool rx) {
   const bool shared_port = rings_.tx_port == rings_.rx_port;
-  if (tx.notify) {
+  if (tx) {
     rings_.channel.notify(rings_.tx_port);
     bump(ctx_.counters.notify_sent);
   }
-  if (rx.notify && !(shared_port && tx.notify)) {
+  if (rx && !(shared_port && tx)) {
     rings_.channel.notify(rings_.rx_port);
     bump(ctx_.counters.notify_sent);
   }
@@ -251,7 +251,8 @@ readiness worker::wait(int timeout_ms) {
     return i >= 0 && (fds[static_cast<std::size_t>(i)].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
   };
   if (ready_at(kick_at) && kick_->take()) {
-    answer_kick(rings_.channel, rings_.tx_port, rings_.rx_port, ctx_.counters);
+    bump(ctx_.counters.kicks);
+    notify(true, true);  // every port of the queue, once
     return readiness{};  // look at everything, as after an event
   }
   return readiness{ready_at(events_at), ready_at(tap_at)};

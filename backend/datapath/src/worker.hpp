@@ -83,7 +83,8 @@ class worker {
   [[nodiscard]] int poll_timeout_ms(clock::time_point now) const;
 
  private:
-  void notify(const tx_sweep_result& tx, const rx_sweep_result& rx);
+  /// Kicks the frontend on the TX and/or RX port (once when they are shared).
+  void notify(bool tx, bool rx);
   void publish();
   [[nodiscard]] bool may_spin(clock::time_point now, clock::time_point last_work);
   /// The longest busy-poll: tuning.poll_us, or what auto stands for here.

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "ifreq.hpp"
+#include "tun_fd.hpp"
 #include "unetback/tap/netns.hpp"
 #include "unetback/tap/unique_fd.hpp"
 
@@ -39,14 +40,6 @@ unique_fd open_tun(std::string_view name) {
   return fd;
 }
 
-void set_queue_attached(int fd, bool attached) {
-  ifreq ifr{};
-  ifr.ifr_flags = static_cast<short>(attached ? IFF_ATTACH_QUEUE : IFF_DETACH_QUEUE);
-  if (::ioctl(fd, TUNSETQUEUE, &ifr) != 0) {
-    throw_errno(attached ? "TUNSETQUEUE attach" : "TUNSETQUEUE detach");
-  }
-}
-
 }  // namespace
 
 std::optional<std::string> tun_device_problem() {
@@ -72,14 +65,14 @@ struct tap_device::impl {
   // these calls happen at setup and teardown).
   template <class F>
   void while_attached(F&& f) {
-    set_queue_attached(tun.get(), true);
+    detail::tun_set_queue_attached(tun.get(), true);
     try {
       f(tun.get());
     } catch (...) {
-      set_queue_attached(tun.get(), false);
+      detail::tun_set_queue_attached(tun.get(), false);
       throw;
     }
-    set_queue_attached(tun.get(), false);
+    detail::tun_set_queue_attached(tun.get(), false);
   }
 };
 
@@ -100,7 +93,7 @@ tap_device tap_device::create(const tap_config& config) {
   if (config.persist && ::ioctl(fd, TUNSETPERSIST, 1UL) != 0) {
     throw_errno("TUNSETPERSIST " + config.name);
   }
-  set_queue_attached(fd, false);
+  detail::tun_set_queue_attached(fd, false);
   tap_device dev(std::move(p));
   dev.ifindex_ = ifindex;
   return dev;
@@ -185,9 +178,8 @@ void tap_device::set_offloads(unsigned tun_flags) {
 
 void tap_device::set_carrier(bool on) {
   impl_->while_attached([on](int fd) {
-    int value = on ? 1 : 0;
-    if (::ioctl(fd, TUNSETCARRIER, &value) != 0) {
-      throw_errno("TUNSETCARRIER");
+    if (const long rc = detail::tun_set_carrier(fd, on); rc != 0) {
+      throw std::system_error(static_cast<int>(-rc), std::generic_category(), "TUNSETCARRIER");
     }
   });
 }

@@ -1,14 +1,13 @@
 #include "unetback/tap/tap_queue.hpp"
 
 #include <fcntl.h>
-#include <linux/if_tun.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <system_error>
+
+#include "tun_fd.hpp"
 
 namespace unetback::tap {
 
@@ -51,17 +50,11 @@ long tap_queue::write_frame(std::span<const iovec> iov) {
 }
 
 long tap_queue::set_carrier(bool on) {
-  int value = on ? 1 : 0;
-  return ::ioctl(fd_, TUNSETCARRIER, &value) == 0 ? 0 : -static_cast<long>(errno);
+  return detail::tun_set_carrier(fd_, on);
 }
 
 void tap_queue::set_enabled(bool enabled) {
-  ifreq ifr{};
-  ifr.ifr_flags = static_cast<short>(enabled ? IFF_ATTACH_QUEUE : IFF_DETACH_QUEUE);
-  if (::ioctl(fd_, TUNSETQUEUE, &ifr) != 0) {
-    throw std::system_error(errno, std::generic_category(),
-                            enabled ? "TUNSETQUEUE attach" : "TUNSETQUEUE detach");
-  }
+  detail::tun_set_queue_attached(fd_, enabled);
 }
 
 }  // namespace unetback::tap

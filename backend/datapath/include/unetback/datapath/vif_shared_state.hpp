@@ -86,8 +86,6 @@ class vif_shared_state {
   /// Returns what setting the carrier returned (0 or -errno; 0 if unchanged).
   long rx_stalled(platform::frame_port& tap);
   long rx_ready(platform::frame_port& tap);
-  /// Queues stalled now.
-  [[nodiscard]] std::uint32_t rx_stalled_queues() const;
 
   /// The guest's TX `rate` credit, over all the vif's queues.
   [[nodiscard]] vif_credit& credit() { return credit_; }
@@ -109,7 +107,7 @@ class vif_shared_state {
   std::atomic<std::uint64_t> hash_seq_{0};  // odd while a publication is in progress
   std::array<std::atomic<std::uint32_t>, hash_words> hash_{};
   hash_observer hash_observer_;
-  mutable std::mutex carrier_mutex_;  // a count and its carrier change, together
+  std::mutex carrier_mutex_;  // a count and its carrier change, together
   std::uint32_t stalled_queues_ = 0;
   vif_credit credit_;
 };
