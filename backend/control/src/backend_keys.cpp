@@ -46,12 +46,8 @@ key_result<backend_config> parse_backend_keys(const key_reader& read, domid fron
     cfg.guest_mac = *tap::parse_mac(*mac);
   }
   cfg.mtu = static_cast<unsigned>(p.number_or("mtu", min_mtu, max_mtu, 1500));
-  if (const auto rate = p.raw("rate")) {
-    cfg.rate = parse_rate(*rate);
-    if (!cfg.rate) {
-      cfg.ignored_rate = rate;
-    }
-  }
+  cfg.rate_text = p.raw("rate");
+  cfg.rate = cfg.rate_text ? parse_rate(*cfg.rate_text) : std::nullopt;
   cfg.bridge = p.raw("bridge");
   cfg.script = p.raw("script");
   cfg.vifname = p.raw("vifname");

@@ -31,10 +31,7 @@ vif::vif(vif_env& env, vif_options options, domid frontend, unsigned devid)
     auto parsed = parse_backend_keys(read, frontend_, devid_);
     if (parsed) {
       config_ = std::move(parsed.value());
-      if (config_->ignored_rate) {
-        spdlog::warn("{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
-                     *config_->ignored_rate);
-      }
+      warn_if_rate_ignored();
     } else {
       fail("backend keys: " + parsed.error().message());
     }

@@ -218,30 +218,28 @@ void vif::follow_multicast_control() {
   }
 }
 
-std::optional<rate_limit_keys> vif::read_rate() {
-  const auto value = env_.xs.read(backend_path_ + "/rate");
-  if (!value) {
-    return std::nullopt;
-  }
-  const auto rate = parse_rate(*value);
-  if (!rate) {
+void vif::warn_if_rate_ignored() const {
+  if (config_ && config_->rate_text && !config_->rate) {
     UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
                              "{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
-                             *value);
+                             *config_->rate_text);
   }
-  return rate;
 }
 
+// Compared as written: a refresh that finds the same text does nothing.
 void vif::follow_rate() {
   if (!queues_ || !config_) {
     return;
   }
   try {
-    const auto rate = read_rate();
-    if (rate == config_->rate) {
+    auto text = env_.xs.read(backend_path_ + "/rate");
+    if (text == config_->rate_text) {
       return;
     }
-    config_->rate = rate;
+    config_->rate_text = std::move(text);
+    config_->rate = config_->rate_text ? parse_rate(*config_->rate_text) : std::nullopt;
+    warn_if_rate_ignored();
+    const auto& rate = config_->rate;
     queues_->set_rate(rate ? rate->bytes : 0, std::chrono::microseconds(rate ? rate->usecs : 0));
     UNETBACK_LOG_RATELIMITED(
         spdlog::level::info, "{}: rate now {}", tag(),

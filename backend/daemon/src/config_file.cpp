@@ -136,7 +136,7 @@ settings_layer with_daemon_key(settings_layer s, const std::string& key, const t
   } else if (key == "control-socket") {
     s.control_socket = path(n, where);
   } else if (key == "metrics-listen") {
-    s.metrics_listen = parse_metrics_listen(string(n, where));
+    s.metrics_listen = metrics::parse_listen_address(string(n, where));
   } else if (key == "state-dir") {
     s.state_dir = path(n, where);
   } else if (key == "keep-vifs") {
@@ -213,10 +213,6 @@ long long parse_poll_us(std::string_view text) {
                                 std::to_string(poll_us_range.hi));
   }
   return v;
-}
-
-boost::asio::ip::tcp::endpoint parse_metrics_listen(std::string_view text) {
-  return metrics::parse_listen_address(text);
 }
 
 settings_layer read_config_file(const std::string& path, bool optional_file) {

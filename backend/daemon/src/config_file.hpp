@@ -76,10 +76,6 @@ struct settings_layer {
 /// std::invalid_argument saying what is allowed.
 [[nodiscard]] long long parse_poll_us(std::string_view text);
 
-/// metrics-listen as text (metrics::parse_listen_address). Throws
-/// std::invalid_argument saying what is allowed.
-[[nodiscard]] boost::asio::ip::tcp::endpoint parse_metrics_listen(std::string_view text);
-
 /// Reads the file. A missing file gives an empty layer when `optional_file`.
 /// Throws std::invalid_argument naming the file and the key.
 [[nodiscard]] settings_layer read_config_file(const std::string& path, bool optional_file);

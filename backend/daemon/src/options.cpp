@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "config_file.hpp"
+#include "unetback/metrics/listen_address.hpp"
 
 namespace unetback::daemon {
 
@@ -149,7 +150,7 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--metrics-listen", v.metrics_listen,
                  "serve GET /metrics (Prometheus) on ADDRESS:PORT, e.g. 127.0.0.1:9477 "
                  "(default: off, no socket)")
-      ->check(parsed_by(detail::parse_metrics_listen));
+      ->check(parsed_by(metrics::parse_listen_address));
   app.add_option("--state-dir", v.state_dir,
                  "what a restarted daemon carries over, on a tmpfs (/run/unetback)")
       ->check([](const std::string& p) {
@@ -205,7 +206,7 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.control_socket = given(app, "--control-socket", v.control_socket);
   s.state_dir = given(app, "--state-dir", v.state_dir);
   if (app.count("--metrics-listen") > 0) {
-    s.metrics_listen = detail::parse_metrics_listen(v.metrics_listen);
+    s.metrics_listen = metrics::parse_listen_address(v.metrics_listen);
   }
   try {
     if (app.count("--log-level") > 0) {

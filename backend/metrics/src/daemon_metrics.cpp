@@ -75,6 +75,15 @@ void daemon_families(exposition& out, const json& status, std::string_view versi
   out.sample("unetback_vifs_adopted_total", {}, number(status, "adopted").value_or(0));
 }
 
+// A gauge with one sample per vif, `value` of its status.
+template <class Value>
+void vif_gauge(exposition& out, const json& vifs, const char* name, const char* help, Value value) {
+  out.family(name, metric_type::gauge, help);
+  for (const json& v : vifs) {
+    out.sample(name, vif_labels(v), static_cast<std::uint64_t>(value(v)));
+  }
+}
+
 void vif_families(exposition& out, const json& vifs) {
   out.family("unetback_vif_state", metric_type::gauge,
              "The vif's xenbus state (backend side): 1 for the current state, else 0.");
@@ -86,23 +95,14 @@ void vif_families(exposition& out, const json& vifs) {
                  std::uint64_t{name == current ? 1U : 0U});
     }
   }
-  out.family("unetback_vif_disabled", metric_type::gauge,
-             "1 while the vif is disabled (unetbackctl disable, or a frontend fault).");
-  for (const json& v : vifs) {
-    out.sample("unetback_vif_disabled", vif_labels(v),
-               std::uint64_t{v.value("disabled", false) ? 1U : 0U});
-  }
-  out.family("unetback_vif_frontend_fault", metric_type::gauge,
-             "1 while the vif is stopped because its frontend proved hostile.");
-  for (const json& v : vifs) {
-    out.sample("unetback_vif_frontend_fault", vif_labels(v),
-               std::uint64_t{v.value("failed", false) ? 1U : 0U});
-  }
-  out.family("unetback_vif_queues", metric_type::gauge, "Queues of the vif.");
-  for (const json& v : vifs) {
-    out.sample("unetback_vif_queues", vif_labels(v),
-               std::uint64_t{v.value("queues", json::array()).size()});
-  }
+  vif_gauge(out, vifs, "unetback_vif_disabled",
+            "1 while the vif is disabled (unetbackctl disable, or a frontend fault).",
+            [](const json& v) { return v.value("disabled", false) ? 1U : 0U; });
+  vif_gauge(out, vifs, "unetback_vif_frontend_fault",
+            "1 while the vif is stopped because its frontend proved hostile.",
+            [](const json& v) { return v.value("failed", false) ? 1U : 0U; });
+  vif_gauge(out, vifs, "unetback_vif_queues", "Queues of the vif.",
+            [](const json& v) { return v.value("queues", json::array()).size(); });
 }
 
 void queue_samples(exposition& out, const queue_family& f, const json& v) {

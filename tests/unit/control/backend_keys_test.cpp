@@ -106,7 +106,7 @@ TEST(BackendKeys, MalformedRateMeansUnlimitedNotFailure) {
   const auto r = parse_backend_keys(reader(k), domid{1}, 0);
   ASSERT_TRUE(r.has_value());
   EXPECT_FALSE(r.value().rate);
-  EXPECT_EQ(r.value().ignored_rate, std::optional<std::string>("10Mb/s"));
+  EXPECT_EQ(r.value().rate_text, std::optional<std::string>("10Mb/s"));
 }
 
 }  // namespace

@@ -29,7 +29,6 @@ struct options {
   double watch_s = 0;
   unsigned count = 0;             ///< with --watch: stop after this many refreshes (0: never)
   std::optional<unsigned> queue;  ///< kick: only this queue
-  unsigned queue_arg = 0;
 };
 
 json kick_request(const options& o) {
@@ -104,16 +103,12 @@ int main(int argc, char** argv) {
   enable->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
   auto* kick = app.add_subcommand("kick", "notify the guest and re-read a vif's rings");
   kick->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
-  auto* kick_queue =
-      kick->add_option("queue", o.queue_arg, "only this queue (default: every queue)");
+  kick->add_option("queue", o.queue, "only this queue (default: every queue)");
   auto* hash = app.add_subcommand("hash", "the guest's receive-hash configuration");
   hash->add_option("vif", o.vif, "the vif (e.g. vif3.0)")->required();
   hash->add_flag("--json", o.as_json, "print JSON");
   app.add_subcommand("metrics", "every counter in the Prometheus text format (0.0.4)");
   CLI11_PARSE(app, argc, argv);
-  if (kick_queue->count() > 0) {
-    o.queue = o.queue_arg;
-  }
 
   try {
     if (*list) {

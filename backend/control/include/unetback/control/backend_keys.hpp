@@ -23,15 +23,16 @@ struct rate_limit_keys {
 
 /// Validated backend keys of backend/vif/<D>/<N>.
 struct backend_config {
-  std::string frontend_path;            ///< /local/domain/<D>/device/vif/<N>
-  domid frontend;                       ///< frontend-id
-  unsigned devid = 0;                   ///< N (and `handle`)
-  tap::mac_address guest_mac{};         ///< `mac`: the guest's address
-  unsigned mtu = 1500;                  ///< `mtu`, default 1500
-  std::optional<rate_limit_keys> rate;  ///< `rate`; none: unlimited
-  /// A `rate` that did not parse: unlimited, as Linux's netback leaves it
-  /// ("Failed to parse network rate limit. Traffic unlimited."), not a failure.
-  std::optional<std::string> ignored_rate;
+  std::string frontend_path;     ///< /local/domain/<D>/device/vif/<N>
+  domid frontend;                ///< frontend-id
+  unsigned devid = 0;            ///< N (and `handle`)
+  tap::mac_address guest_mac{};  ///< `mac`: the guest's address
+  unsigned mtu = 1500;           ///< `mtu`, default 1500
+  /// `rate` as written, and parsed: none (absent, or not <bytes>,<usecs>)
+  /// is unlimited, as Linux's netback leaves a malformed one ("Failed to
+  /// parse network rate limit. Traffic unlimited."), not a failure.
+  std::optional<std::string> rate_text;
+  std::optional<rate_limit_keys> rate;
   std::optional<std::string> bridge;   ///< `bridge`
   std::optional<std::string> script;   ///< `script` (logged only)
   std::optional<std::string> vifname;  ///< `vifname` (logged only: the script renames)

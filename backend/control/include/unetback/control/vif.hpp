@@ -130,8 +130,8 @@ class vif : public std::enable_shared_from_this<vif> {
   void follow_multicast_control();
   /// `rate` is watched, as Linux does: a change applies to the running vif.
   void follow_rate();
-  /// The `rate` now in the backend directory (none: unlimited).
-  [[nodiscard]] std::optional<rate_limit_keys> read_rate();
+  /// A `rate` that does not parse means unlimited: said once per value.
+  void warn_if_rate_ignored() const;
   bool write_state(xenbus_state st);
   void fail(const std::string& message);
   [[nodiscard]] std::string tag() const;
