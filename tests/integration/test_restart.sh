@@ -56,12 +56,13 @@ daemon_index() {  # the PIDS slot of the running daemon
 
 # start_again N: a new daemon in the old one's PIDS slot (cleanup order).
 start_again() {
-  local n=$1 slot=$2
+  local n=$1 slot=$2 extra=()
+  read -r -a extra <<<"${UNETBACK_DAEMON_FLAGS:-}"
   rm -f "$WORLD/ctl.sock"
   START_MS=$(now_ms)
   ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim --sim-dir "$SIM_DIR" \
     --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" --state-dir "$WORLD/state" \
-    --max-queues "$QUEUES" \
+    --max-queues "$QUEUES" "${extra[@]}" \
     --keep-vifs >"$LOGS/unetbackd-$n.log" 2>&1 &
   PIDS[slot]=$!
   DAEMON=$!
@@ -155,7 +156,7 @@ PIDS+=($!)
 ip netns exec "$HOST_NS" iperf3 -s -1 -B "$HOST_IP" >"$LOGS/iperf3-server.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
-ip netns exec "$(guest_ns 1)" iperf3 -c "$HOST_IP" -t 14 -P 16 -J >"$WORLD/iperf3.json" 2>&1 &
+ip netns exec "$(guest_ns 1)" iperf3 -c "$HOST_IP" -t 20 -P 16 -J >"$WORLD/iperf3.json" 2>&1 &
 IPERF=$!
 sleep 3
 

@@ -2,6 +2,8 @@
 # Per-packet cost account, kernel netback and unetbackd in one boot: system calls, hypercall paths, wake-ups and dom0 CPU per MB (bulk) and per transaction (ping-pong), and where dom0's time goes.
 # knobs: lab.secs=N (iperf3 seconds, default 6)  lab.rr_secs=N (sockperf, default 4)
 #        lab.queues=N (netfront queues, default 1)  lab.profile=0 (no perf profiles)
+#        lab.variants=NAME:FLAG:VALUE+...  also account unetbackd with these extra flags
+#        (':' stands for a space; as compare's), as backend unetbackd-NAME
 # Counting is done by the kernel (perf's tracepoint and kprobe counters), never by
 # forking per event: the readings must not cost what they measure. Lines:
 #   account backend=B test=T unit=MB|transaction per_unit_<what>=X ...
@@ -31,7 +33,7 @@ kprobe_events() {   # registers what exists now (module functions once loaded); 
   done
   echo "${ev#,}"
 }
-SYSCALLS="raw_syscalls:sys_enter,syscalls:sys_enter_ioctl,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_poll,syscalls:sys_enter_clock_gettime"
+SYSCALLS="raw_syscalls:sys_enter,syscalls:sys_enter_ioctl,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_poll,syscalls:sys_enter_clock_gettime,syscalls:sys_enter_io_uring_enter"
 
 # backend_tids BACKEND: the threads whose wake-ups and system calls are the backend's
 backend_tids() {
@@ -39,7 +41,7 @@ backend_tids() {
   for d in /proc/[0-9]*/task/[0-9]*; do
     read -r comm <"$d/comm" 2>/dev/null || continue
     case "$1:$comm" in
-      netback:vif"$DOMID".*|unetbackd:vif"$DOMID".*) out="$out,${d##*/}" ;;
+      netback:vif"$DOMID".*|unetbackd*:vif"$DOMID".*) out="$out,${d##*/}" ;;
     esac
   done
   echo "${out#,}"
@@ -62,7 +64,7 @@ count() {
   ev=$(kprobe_events); tids=$(backend_tids "$be")
   perf stat -x, -a -e "$ev" -o /tmp/acct-kp.csv -- sleep $((SECS + 2)) &
   local kp=$!
-  if [ "$be" = unetbackd ] && [ -n "$tids" ]; then
+  if [[ $be == unetbackd* ]] && [ -n "$tids" ]; then
     perf stat -x, -t "$tids" -e "$SYSCALLS" -o /tmp/acct-sc.csv -- sleep $((SECS + 2)) &
   else : >/tmp/acct-sc.csv; fi
   local sc=$!
@@ -122,4 +124,13 @@ fi
 unetbackd_start ${UNETBACKD_ARGS:---max-queues 2}
 measure unetbackd 21
 unetbackd_stop || check_fail "unetbackd exit status $UNETBACKD_RC"
+i=2
+for v in ${LAB_VARIANTS//+/ }; do
+  flags=""; [ "$v" != "${v#*:}" ] && flags=${v#*:}
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} ${flags//:/ }
+  measure "unetbackd-${v%%:*}" $((10 * i + 1))
+  unetbackd_stop || check_fail "unetbackd-${v%%:*} exit status $UNETBACKD_RC"
+done
 finish
