@@ -100,28 +100,14 @@ start_host_ns() {
 }
 
 # start_daemon [unetbackd flags...]: the daemon runs in the host namespace.
-# UNETBACK_DAEMON_FLAGS: more flags for every daemon a test starts (a second
-# registration of a test with a lever on, tests/integration/CMakeLists.txt).
 start_daemon() {
-  local extra=()
-  read -r -a extra <<<"${UNETBACK_DAEMON_FLAGS:-}"
   start_bg unetbackd ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim \
     --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" \
-    --state-dir "$WORLD/state" "${extra[@]}" "$@"
+    --state-dir "$WORLD/state" "$@"
   wait_for 10 "unetbackd control socket" test -S "$WORLD/ctl.sock"
 }
 
 ctl() { "$UNETBACK_BIN/unetbackctl" --socket "$WORLD/ctl.sock" "$@"; }
-
-# With UNETBACK_DAEMON_FLAGS="--io-uring true" the queues must have used io_uring,
-# not fallen back to system calls.
-assert_io_uring_as_asked() {
-  [[ "${UNETBACK_DAEMON_FLAGS:-}" == *"--io-uring true"* ]] || return 0
-  ! grep -q "io_uring unavailable" "$LOGS"/unetbackd*.log ||
-    fail "io_uring was refused: $(grep -h -m1 'io_uring unavailable' "$LOGS"/unetbackd*.log)"
-  grep -q "through io_uring" "$LOGS"/unetbackd*.log || fail "no queue used io_uring"
-  log "io_uring: $(grep -h -c 'through io_uring' "$LOGS"/unetbackd*.log) queue(s)"
-}
 
 # queue_counter VIF QUEUE COUNTER: one per-queue counter of the daemon.
 queue_counter() {

@@ -56,13 +56,12 @@ daemon_index() {  # the PIDS slot of the running daemon
 
 # start_again N: a new daemon in the old one's PIDS slot (cleanup order).
 start_again() {
-  local n=$1 slot=$2 extra=()
-  read -r -a extra <<<"${UNETBACK_DAEMON_FLAGS:-}"
+  local n=$1 slot=$2
   rm -f "$WORLD/ctl.sock"
   START_MS=$(now_ms)
   ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform sim --sim-dir "$SIM_DIR" \
     --xenstore "$XS_DIR/socket" --control-socket "$WORLD/ctl.sock" --state-dir "$WORLD/state" \
-    --max-queues "$QUEUES" "${extra[@]}" \
+    --max-queues "$QUEUES" \
     --keep-vifs >"$LOGS/unetbackd-$n.log" 2>&1 &
   PIDS[slot]=$!
   DAEMON=$!

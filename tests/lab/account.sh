@@ -33,7 +33,7 @@ kprobe_events() {   # registers what exists now (module functions once loaded); 
   done
   echo "${ev#,}"
 }
-SYSCALLS="raw_syscalls:sys_enter,syscalls:sys_enter_ioctl,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_poll,syscalls:sys_enter_clock_gettime,syscalls:sys_enter_io_uring_enter"
+SYSCALLS="raw_syscalls:sys_enter,syscalls:sys_enter_ioctl,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_poll,syscalls:sys_enter_clock_gettime"
 
 # backend_tids BACKEND: the threads whose wake-ups and system calls are the backend's
 backend_tids() {

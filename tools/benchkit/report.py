@@ -222,9 +222,6 @@ LEVERS = [
     ("flow steering", 2, "base", "a flow stays on one queue (the guest TAP's flow steering;"
      " the vif TAP's flow table follows)", "spread", "netfront-sim `--tx-queue-select random`:"
      " every guest frame to a random queue"),
-    ("io_uring", 1, "io-uring", "a sweep's TAP writes in one system call, the unmask and the"
-     " sleep in one (`--io-uring true`)", "base", "a writev per frame, a poll() per sleep"
-     " (default)"),
     ("thread placement", 2, "pinned", "queue worker q<N> pinned to CPU N (`taskset -p`)", "base",
      "placement left to the scheduler (default)"),
 ]
@@ -307,7 +304,8 @@ def lever_markdown(rows, meta):
               " the daemon's `notify_sent` per packet it moved; events/pkt: `events_received`;"
               " copy calls/pkt: `grant_copy_calls`.", "",
               "Not switchable, so not in the table: preallocated buffer pools (the workers"
-              " have no allocating variant).", "", "Raw: results.jsonl; per-world logs: logs/.", ""]
+              " have no allocating variant) and io_uring for TAP I/O (there is no io_uring"
+              " variant).", "", "Raw: results.jsonl; per-world logs: logs/.", ""]
     return "\n".join(lines)
 
 

@@ -72,8 +72,6 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
     o.rx_batch = integer(n, where, batch_range);
   } else if (key == "notify-always") {
     o.notify_always = boolean(n, where);
-  } else if (key == "io-uring") {
-    o.io_uring = boolean(n, where);
   } else if (key == "rx-backlog-bytes") {
     o.rx_backlog_bytes = integer(n, where, backlog_range);
   } else if (key == "rx-stall-timeout-ms") {

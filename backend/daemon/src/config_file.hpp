@@ -6,12 +6,12 @@
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
 //                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
 //                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       rx-drain-timeout-ms, io-uring, sim-dir, xenstore, control-socket,
+//                       rx-drain-timeout-ms, sim-dir, xenstore, control-socket,
 //                       metrics-listen, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
 //                       poll-max-steal-pct, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       rx-drain-timeout-ms, io-uring
+//                       rx-drain-timeout-ms
 // Unknown sections and keys are errors naming them.
 
 #include <chrono>
@@ -50,7 +50,6 @@ struct vif_overrides {
   std::optional<long long> tx_batch;
   std::optional<long long> rx_batch;
   std::optional<bool> notify_always;
-  std::optional<bool> io_uring;
   std::optional<long long> rx_backlog_bytes;
   std::optional<long long> rx_stall_timeout_ms;
   std::optional<long long> rx_drain_timeout_ms;

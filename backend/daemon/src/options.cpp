@@ -44,7 +44,6 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.tx_batch, over.vif.tx_batch);
   take(base.vif.rx_batch, over.vif.rx_batch);
   take(base.vif.notify_always, over.vif.notify_always);
-  take(base.vif.io_uring, over.vif.io_uring);
   take(base.vif.rx_backlog_bytes, over.vif.rx_backlog_bytes);
   take(base.vif.rx_stall_timeout_ms, over.vif.rx_stall_timeout_ms);
   take(base.vif.rx_drain_timeout_ms, over.vif.rx_drain_timeout_ms);
@@ -66,7 +65,6 @@ control::vif_options applied(control::vif_options v, const vif_overrides& o) {
   v.tuning.tx_batch = static_cast<std::uint32_t>(o.tx_batch.value_or(v.tuning.tx_batch));
   v.tuning.rx_batch = static_cast<std::uint32_t>(o.rx_batch.value_or(v.tuning.rx_batch));
   v.tuning.notify_always = o.notify_always.value_or(v.tuning.notify_always);
-  v.tuning.io_uring = o.io_uring.value_or(v.tuning.io_uring);
   v.tuning.rx_backlog_bytes = static_cast<std::size_t>(
       o.rx_backlog_bytes.value_or(static_cast<long long>(v.tuning.rx_backlog_bytes)));
   v.tuning.rx_stall_timeout =
@@ -119,7 +117,6 @@ struct cli_values {
   bool no_wait = false;
   bool keep_vifs = false;
   bool notify_always = false;
-  bool io_uring = false;
 };
 
 std::string range_text(detail::range r) {
@@ -187,8 +184,6 @@ void define(CLI::App& app, cli_values& v) {
       ->check(in(detail::backlog_range));
   app.add_flag("--notify-always", v.notify_always,
                "kick the guest after every sweep with responses (benchmark lever)");
-  app.add_option("--io-uring", v.io_uring,
-                 "TAP writes, event-channel unmasks and sleeps through io_uring (true|false)");
   auto* wait = app.add_option("--wait-for-hotplug", v.wait_for_hotplug,
                               "publish Connected only after hotplug-status=connected (true|false)");
   app.add_flag("--no-wait-hotplug,--no-wait-for-hotplug", v.no_wait,
@@ -240,7 +235,6 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   if (v.notify_always) {
     s.vif.notify_always = true;
   }
-  s.vif.io_uring = given(app, "--io-uring", v.io_uring);
   s.vif.wait_for_hotplug = given(app, "--wait-for-hotplug", v.wait_for_hotplug);
   if (v.no_wait) {
     s.vif.wait_for_hotplug = false;

@@ -71,14 +71,7 @@ void event_pump::on_timer(clock::time_point now) {
 }
 
 void event_pump::unmask_all() {
-  const auto ports = std::span(masked_).first(masked_count_);
-  if (io_ != nullptr && !ports.empty()) {
-    // Until the sleep a masked port raises nothing, and while the worker
-    // sweeps it needs no event; what arrived meanwhile is delivered then.
-    io_->stage_unmask(channel_.fd(), std::as_bytes(ports));
-  } else {
-    channel_.unmask_all(ports);
-  }
+  channel_.unmask_all(std::span(masked_).first(masked_count_));
   masked_count_ = 0;
 }
 

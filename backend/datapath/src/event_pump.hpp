@@ -12,7 +12,6 @@
 
 #include "queue_context.hpp"
 #include "unetback/platform/event_channel.hpp"
-#include "worker_io.hpp"
 
 namespace unetback::datapath {
 
@@ -23,12 +22,8 @@ class event_pump {
   static constexpr std::chrono::milliseconds min_backoff{1};
   static constexpr std::chrono::milliseconds max_backoff{64};
 
-  /// `io` (optional): unmasks are staged there, to be written by the
-  /// worker's next sleep, where the platform allows it (unmask_is_fd_write).
-  event_pump(platform::event_channel& channel, queue_counters& counters, worker_io* io = nullptr)
-      : channel_(channel),
-        counters_(counters),
-        io_(io != nullptr && channel.unmask_is_fd_write() ? io : nullptr) {}
+  event_pump(platform::event_channel& channel, queue_counters& counters)
+      : channel_(channel), counters_(counters) {}
 
   /// Takes every pending port; returns how many events arrived.
   std::uint32_t drain();
@@ -45,7 +40,6 @@ class event_pump {
 
   platform::event_channel& channel_;
   queue_counters& counters_;
-  worker_io* io_;
   std::array<evtchn_port, 8> masked_{};
   std::size_t masked_count_ = 0;
   std::uint32_t drained_ = 0;

@@ -62,10 +62,9 @@ std::uint32_t batch_of(const queue_tuning& t) {
 
 }  // namespace
 
-tx_path::tx_path(queue_context ctx, rings::tx_back_ring& ring, worker_io& io)
+tx_path::tx_path(queue_context ctx, rings::tx_back_ring& ring)
     : ctx_(ctx),
       ring_(ring),
-      io_(io),
       limits_(limits_of(ctx.config.tuning)),
       last_req_prod_(ring.req_cons()),
       buf_(tx_buffer_bytes) {
@@ -109,18 +108,13 @@ tx_sweep_result tx_path::plan(clock::time_point now, copy_batch& batch) {
   return cur_;
 }
 
-tx_sweep_result tx_path::complete(const copy_batch& batch, bool write_now) {
+tx_sweep_result tx_path::complete(const copy_batch& batch) {
   if (packets_.empty()) {
     return cur_;
   }
   check_copies(batch);
   for (pending_packet& pkt : packets_) {
     deliver(pkt);
-  }
-  if (write_now && io_.staged_frames() > 0) {
-    if (const char* gone = account_writes(io_.flush_frames())) {
-      cur_.fault = gone;  // answered as usual; the worker stops after this sweep
-    }
   }
   // A response overwrites its request's slot: they go through the journal,
   // so a daemon killed mid-sweep leaves its successor either the requests or
@@ -279,30 +273,24 @@ void tx_path::deliver(pending_packet& pkt) {
   if (vnet.value().checksum_repaired) {
     bump(ctx_.counters.tx_gso_checksum_fixups);
   }
-  const auto hdr = std::as_bytes(std::span(&vnet.value().hdr, 1));
-  staged_len_[io_.staged_frames()] = pkt.len;
-  io_.stage_frame(ctx_.tap, hdr.first(std::min(ctx_.tap.vnet_hdr_size(), hdr.size())), frame);
-}
-
-const char* tx_path::account_writes(std::span<const long> results) {
-  const char* fault = nullptr;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const long written = results[i];
-    if (written > 0) {
-      bump(ctx_.counters.tx_packets);
-      bump(ctx_.counters.tx_bytes, staged_len_[i]);
-    } else if (written == 0) {
-      bump(ctx_.counters.tx_drops_tap_full);  // the host dropped it: the guest did nothing wrong
-    } else {
-      bump(ctx_.counters.tx_drops_tap_error);
-      if (tap_gone(written)) {
-        fault = tap_gone_fault;  // answered as usual; the worker stops
-      }
-      UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: TAP write failed: errno {}",
-                               ctx_.config.name, -written);
+  std::array<std::byte, sizeof(rings::vnet_header)> hdr{};
+  std::memcpy(hdr.data(), &vnet.value().hdr, hdr.size());
+  const std::array<iovec, 2> iov{iovec{hdr.data(), std::min(ctx_.tap.vnet_hdr_size(), hdr.size())},
+                                 iovec{frame.data(), frame.size()}};
+  const long written = ctx_.tap.write_frame(iov);
+  if (written > 0) {
+    bump(ctx_.counters.tx_packets);
+    bump(ctx_.counters.tx_bytes, pkt.len);
+  } else if (written == 0) {
+    bump(ctx_.counters.tx_drops_tap_full);  // the host dropped it: the guest did nothing wrong
+  } else {
+    bump(ctx_.counters.tx_drops_tap_error);
+    if (tap_gone(written)) {
+      cur_.fault = tap_gone_fault;  // answered as usual; the worker stops after this sweep
     }
+    UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: TAP write failed: errno {}",
+                             ctx_.config.name, -written);
   }
-  return fault;
 }
 
 void tx_path::respond(const pending_packet& pkt) {

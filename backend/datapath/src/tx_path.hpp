@@ -10,9 +10,7 @@
 //   complete(), after the batch was issued:
 //   3. checks every one of its segments' status;
 //   4. builds each packet's vnet header from the private copy and writes
-//      header + frame to the TAP, all of them in one go (worker_io.hpp), or
-//      leaves them staged for the worker's sleep to write and
-//      account_writes() to count;
+//      header + frame to the TAP;
 //   5. answers every consumed slot (NETIF_RSP_NULL for extras), pushes, and
 //      reports whether the frontend asked for a kick.
 // A fatal parse result or a producer-index overflow stops the sweep before
@@ -27,7 +25,6 @@
 #include "queue_context.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/tx_parser.hpp"
-#include "worker_io.hpp"
 
 namespace unetback::datapath {
 
@@ -43,19 +40,13 @@ struct tx_sweep_result {
 
 class tx_path {
  public:
-  /// Frames go to the TAP through `io`, which must outlive the path.
-  tx_path(queue_context ctx, rings::tx_back_ring& ring, worker_io& io);
+  tx_path(queue_context ctx, rings::tx_back_ring& ring);
 
   /// The first half of a bounded sweep: consumes and plans; its copies go
   /// into `batch`. A fault leaves the ring untouched and nothing planned.
   [[nodiscard]] tx_sweep_result plan(clock::time_point now, copy_batch& batch);
-  /// The second half, after `batch` was issued: writes the frames (or, unless
-  /// `write_now`, leaves them staged for the worker) and answers.
-  [[nodiscard]] tx_sweep_result complete(const copy_batch& batch, bool write_now);
-  /// Counts the TAP writes of the staged frames (`results` in staging order,
-  /// as frame_port::write_frame returns them); returns tap_gone_fault if the
-  /// TAP is gone, else nullptr. Until then their bytes stay in the buffer.
-  [[nodiscard]] const char* account_writes(std::span<const long> results);
+  /// The second half, after `batch` was issued: sends and answers.
+  [[nodiscard]] tx_sweep_result complete(const copy_batch& batch);
   /// Before sleeping: arms req_event; true if requests arrived meanwhile.
   /// A producer overflow is reported through `fault` on the next sweep.
   [[nodiscard]] bool final_check();
@@ -94,8 +85,6 @@ class tx_path {
 
   queue_context ctx_;
   rings::tx_back_ring& ring_;
-  worker_io& io_;
-  std::array<std::uint16_t, worker_io::max_frames> staged_len_{};  ///< by staging order
   rings::tx_parser_limits limits_;
   std::uint32_t throttled_size_ = 0;  ///< bytes of the packet waiting for credit
   std::uint32_t last_req_prod_ = 0;

@@ -1,5 +1,7 @@
 #include "worker.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -20,10 +22,9 @@ worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
       stopping_(stopping),
       published_(published),
       kick_(kick),
-      io_(ctx.config.tuning.io_uring, ctx.config.name),
-      tx_(ctx, rings.tx, io_),
+      tx_(ctx, rings.tx),
       rx_(ctx, rings.rx),
-      pump_(rings.channel, ctx.counters, ctx.config.tuning.io_uring ? &io_ : nullptr),
+      pump_(rings.channel, ctx.counters),
       window_(poll_window_max(ctx.config.tuning)),
       budget_(ctx.config.tuning.poll_budget_pct),
       steal_(ctx.config.tuning.poll_max_steal_pct) {}
@@ -33,9 +34,6 @@ const char* worker::run() {
   clock::time_point last_work = clock::now();
   std::optional<clock::time_point> spin_from;  // the previous iteration was a spin
   while (!stopping_.load(std::memory_order_acquire)) {
-    if (tap_fault_ != nullptr) {
-      return tap_fault_;
-    }
     // The precise clock only while busy-polling may pay: its windows are
     // microseconds, every other timer here is milliseconds.
     const clock::time_point now = spin_possible_ ? clock::now() : coarse_now();
@@ -82,17 +80,10 @@ const char* worker::run() {
     ready = wait(poll_timeout_ms(now));
     slept_ = true;
   }
-  // Frames the guest was told were sent go out before the worker does.
-  (void)flush_tx_frames();
   return nullptr;
 }
 
 step_result worker::step(clock::time_point now, readiness ready) {
-  // Frames a sleep did not take (the worker went round again): the TX sweep
-  // below reuses their buffer.
-  if (const char* gone = flush_tx_frames()) {
-    return step_result{gone, fault_source::tap};
-  }
   pump_.on_timer(now);
   if (ready.events) {
     (void)pump_.drain();
@@ -109,10 +100,7 @@ step_result worker::step(clock::time_point now, readiness ready) {
     return step_result{tx_planned.fault, fault_source::tx_ring};
   }
   copies_.issue(ctx_.grants, ctx_.counters);
-  // With io_uring the frames wait for the sleep's system call unless the RX
-  // sweep reads the TAP now: then they go first, so that what the host's
-  // stack answers in this thread (ACKs) is there to be read.
-  const tx_sweep_result tx = tx_.complete(copies_, !ctx_.config.tuning.io_uring || ready.tap);
+  const tx_sweep_result tx = tx_.complete(copies_);
   if (tx.fault != nullptr) {
     notify(tx.notify, false);
     return step_result{tx.fault, fault_source::tap};  // answered; the TAP is gone
@@ -137,13 +125,6 @@ step_result worker::step(clock::time_point now, readiness ready) {
   r.tap_more = rx.more;
   r.again = tx.more || rx.more;
   return r;
-}
-
-const char* worker::flush_tx_frames() {
-  if (io_.staged_frames() == 0) {
-    return nullptr;
-  }
-  return tx_.account_writes(io_.flush_frames());
 }
 
 bool worker::final_check() {
@@ -237,39 +218,38 @@ readiness worker::spin_look() {
 }
 
 readiness worker::wait(int timeout_ms) {
-  wait_set set;
-  set.timeout_ms = timeout_ms;
-  (void)set.add(stop_fd_);
+  std::array<pollfd, 4> fds{};
+  fds[0] = pollfd{stop_fd_, POLLIN, 0};
+  nfds_t count = 1;
   // During an event-storm backoff (XSA-332) the storming port stays masked
   // until the deadline, which bounds the timeout: do not wake for the
   // event-channel fd meanwhile (a masked port raises nothing on Xen; in the
   // sim a guest could keep the fd readable and make every doorbell a loop).
-  constexpr std::size_t none = wait_set::max_fds;
-  std::size_t events_at = none;
-  std::size_t tap_at = none;
-  std::size_t kick_at = none;
+  int events_at = -1;
+  int tap_at = -1;
   if (!pump_.unmask_deadline()) {
-    events_at = set.add(rings_.channel.fd());
+    events_at = static_cast<int>(count);
+    fds[count++] = pollfd{rings_.channel.fd(), POLLIN, 0};
   }
   if (rx_.wants_tap()) {
-    tap_at = set.add(ctx_.tap.fd());
+    tap_at = static_cast<int>(count);
+    fds[count++] = pollfd{ctx_.tap.fd(), POLLIN, 0};
   }
+  int kick_at = -1;
   if (kick_ != nullptr) {
-    kick_at = set.add(kick_->fd());
+    kick_at = static_cast<int>(count);
+    fds[count++] = pollfd{kick_->fd(), POLLIN, 0};
   }
-  const bool frames = io_.staged_frames() > 0;
-  if (frames && (set.timeout_ms < 0 || set.timeout_ms > staged_frames_sleep_ms)) {
-    // Their results are counted when the sleep returns: soon, even when idle.
-    set.timeout_ms = staged_frames_sleep_ms;
+  const int rc = ::poll(fds.data(), count, timeout_ms);
+  if (rc < 0) {
+    if (errno != EINTR) {
+      throw std::system_error(errno, std::generic_category(), "poll");
+    }
+    return readiness{};  // interrupted: look at everything
   }
-  const wait_outcome out = io_.wait(set);
-  if (frames) {
-    tap_fault_ = tx_.account_writes(io_.frame_results());
-  }
-  if (out.interrupted) {
-    return readiness{};  // look at everything
-  }
-  const auto ready_at = [&out](std::size_t i) { return i < none && out.ready[i]; };
+  const auto ready_at = [&fds](int i) {
+    return i >= 0 && (fds[static_cast<std::size_t>(i)].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
+  };
   if (ready_at(kick_at) && kick_->take()) {
     bump(ctx_.counters.kicks);
     notify(true, true);  // every port of the queue, once

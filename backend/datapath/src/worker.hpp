@@ -21,7 +21,6 @@
 #include "spin_budget.hpp"
 #include "steal_meter.hpp"
 #include "tx_path.hpp"
-#include "worker_io.hpp"
 
 namespace unetback::datapath {
 
@@ -92,16 +91,9 @@ class worker {
   [[nodiscard]] static std::chrono::microseconds poll_window_max(const queue_tuning& t);
   /// One busy-poll look: the rings a few times, then the fds.
   [[nodiscard]] readiness spin_look();
-  /// Sleeps on the worker's fds for at most timeout_ms (0: just look),
-  /// writing what worker_io holds staged.
+  /// poll() on the worker's fds for at most timeout_ms (0: just look).
   [[nodiscard]] readiness wait(int timeout_ms);
-  /// Writes the TX frames still staged; a fault if the TAP is gone.
-  [[nodiscard]] const char* flush_tx_frames();
 
-  /// The longest sleep that writes staged frames: their counters (and a
-  /// gone TAP) are seen when it returns, so an idle queue shows them late
-  /// by at most this much.
-  static constexpr int staged_frames_sleep_ms = 100;
   /// Ring looks per busy-poll look before the fds are polled.
   static constexpr int spin_rounds = 64;
 
@@ -111,7 +103,6 @@ class worker {
   const std::atomic<bool>& stopping_;
   published_indices& published_;
   kick_request* kick_;
-  worker_io io_;  ///< before the paths and the pump, which stage I/O into it
   tx_path tx_;
   rx_path rx_;
   copy_batch copies_;  ///< the step's grant copies, both directions
@@ -124,8 +115,6 @@ class worker {
   bool spin_possible_ = true;
   bool slept_ = false;     ///< the worker slept since its last work
   bool spinning_ = false;  ///< in a busy-poll that has not found work yet
-  /// The TAP went away while a sleep wrote the frames staged for it.
-  const char* tap_fault_ = nullptr;
 };
 
 }  // namespace unetback::datapath

@@ -64,7 +64,6 @@ constexpr std::array key_cases{
     key_case{"wait-for-hotplug", "", "1", "true or false", true},
     key_case{"wait-for-hotplug", "", "\"yes\"", "true or false", true},
     key_case{"notify-always", "", "0", "true or false", true},
-    key_case{"io-uring", "", "\"on\"", "true or false", true},
     key_case{"platform", "\"kvm\"", "1", "xen, sim", false},
     key_case{"platform", "\"XEN \"", "[\"xen\"]", "xen, sim", false},
     key_case{"log-level", "\"loud\"", "3", "warning", false},

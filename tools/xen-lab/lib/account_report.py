@@ -28,7 +28,6 @@ MEANING = {
     "sys_enter_write": "  write (event-channel unmask)",
     "sys_enter_writev": "  writev (TAP frames)",
     "sys_enter_poll": "  poll (sleeps, busy-poll looks)",
-    "sys_enter_io_uring_enter": "  io_uring_enter (--io-uring: TAP writes, unmasks, sleeps)",
     "sys_enter_clock_gettime": "  clock_gettime (no vDSO clock on this dom0)",
     "gnttab_batch_copy": "GNTTABOP_copy hypercalls",
     "pin_user_pages_fast": "pages pinned for grant copies (gntdev)",

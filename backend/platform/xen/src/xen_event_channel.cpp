@@ -101,8 +101,6 @@ class xen_event_channel final : public event_channel {
     return static_cast<std::size_t>(n) / sizeof(evtchn_port);
   }
 
-  [[nodiscard]] bool unmask_is_fd_write() const override { return nonblocking_; }
-
   void unmask_all(std::span<const evtchn_port> ports) override {
     if (ports.empty()) {
       return;

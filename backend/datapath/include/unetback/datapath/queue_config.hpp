@@ -47,11 +47,6 @@ struct queue_tuning {
   /// rsp_event (ring.h notification suppression off). A benchmark lever
   /// only: it shows what the suppression saves (docs/performance.md).
   bool notify_always = false;
-  /// Issue the TAP writes of a sweep, the event-channel unmask and the sleep
-  /// through io_uring: a sweep's frames in one system call, and the unmask
-  /// and poll() folded into the sleep's (worker_io.hpp). Off: a writev per
-  /// frame, a write per unmask, a poll() per sleep.
-  bool io_uring = false;
   /// Private RX buffer of one sweep (frames read from the TAP before their
   /// batched grant copy). The TAP is read only while RX buffers are posted,
   /// so the kernel's bounded TAP queue is the real backlog (XSA-392).

@@ -21,9 +21,6 @@ class socket_frame_port final : public platform::frame_port {
   [[nodiscard]] std::size_t vnet_hdr_size() const override { return vnet_hdr_size_; }
   long read_frame(std::span<std::byte> buf) override;
   long write_frame(std::span<const iovec> iov) override;
-  [[nodiscard]] platform::frame_write_op write_op() const override {
-    return platform::frame_write_op::sendmsg;
-  }
 
  private:
   int fd_;

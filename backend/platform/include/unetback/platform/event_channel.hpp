@@ -46,10 +46,6 @@ class event_channel {
     }
     return n;
   }
-  /// True when unmask_all(ports) is exactly write(fd(), ports, their bytes)
-  /// (Linux's evtchn device): a caller may issue that write itself, together
-  /// with other I/O (io_uring).
-  [[nodiscard]] virtual bool unmask_is_fd_write() const { return false; }
   /// Unmasks every port of `ports`, as unmask() does one.
   virtual void unmask_all(std::span<const evtchn_port> ports) {
     for (const evtchn_port p : ports) {

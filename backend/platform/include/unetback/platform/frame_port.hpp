@@ -7,15 +7,9 @@
 #include <sys/uio.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <span>
 
 namespace unetback::platform {
-
-/// What write_frame() amounts to, for a caller that issues many writes in
-/// one go (io_uring): writev(fd(), iov) on a TAP, sendmsg(fd(), iov,
-/// MSG_DONTWAIT | MSG_NOSIGNAL) on a socket; other: call write_frame().
-enum class frame_write_op : std::uint8_t { other, writev, sendmsg };
 
 class frame_port {
  public:
@@ -30,9 +24,6 @@ class frame_port {
   /// Writes one frame (vnet header first) gathered from `iov`. Returns bytes
   /// written, 0 if the port is full (EAGAIN), or -errno on error.
   virtual long write_frame(std::span<const iovec> iov) = 0;
-  /// The system call write_frame() is, with EAGAIN, EINTR and ENOBUFS read
-  /// as 0 (the port is full) and other errors as -errno.
-  [[nodiscard]] virtual frame_write_op write_op() const { return frame_write_op::other; }
   /// Sets the interface's carrier (TUNSETCARRIER on this queue's fd): off
   /// while the guest takes no frames, so the host stops queueing them.
   /// Returns 0 or -errno. Ports without a carrier (sockets) accept and ignore it.

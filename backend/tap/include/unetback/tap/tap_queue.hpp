@@ -39,9 +39,6 @@ class tap_queue final : public platform::frame_port {
   /// kernel asked to retry (EAGAIN), -errno on error (-EINVAL for a vnet
   /// header the kernel rejects).
   long write_frame(std::span<const iovec> iov) override;
-  [[nodiscard]] platform::frame_write_op write_op() const override {
-    return platform::frame_write_op::writev;
-  }
   /// TUNSETCARRIER on this queue's fd (any attached queue sets the device's).
   long set_carrier(bool on) override;
 
