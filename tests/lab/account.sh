@@ -125,12 +125,11 @@ unetbackd_start ${UNETBACKD_ARGS:---max-queues 2}
 measure unetbackd 21
 unetbackd_stop || check_fail "unetbackd exit status $UNETBACKD_RC"
 i=2
-for v in ${LAB_VARIANTS//+/ }; do
-  flags=""; [ "$v" != "${v#*:}" ] && flags=${v#*:}
-  i=$((i + 1))
-  # shellcheck disable=SC2086
-  unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} ${flags//:/ }
-  measure "unetbackd-${v%%:*}" $((10 * i + 1))
-  unetbackd_stop || check_fail "unetbackd-${v%%:*} exit status $UNETBACKD_RC"
+for v in $(lab_variants); do
+  i=$((i + 1)); be=$(variant_backend "$v")
+  # shellcheck disable=SC2046
+  unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} $(variant_flags "$v")
+  measure "$be" $((10 * i + 1))
+  unetbackd_stop || check_fail "$be exit status $UNETBACKD_RC"
 done
 finish

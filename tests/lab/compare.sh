@@ -79,9 +79,9 @@ measure() {   # measure ROUND BACKEND Q MAC_LOW
 BACKENDS="netback"; declare -A FLAGS
 if unetbackd_present; then
   BACKENDS="$BACKENDS unetbackd"; FLAGS[unetbackd]=""
-  for v in ${LAB_VARIANTS//+/ }; do
-    name=unetbackd-${v%%:*}; BACKENDS="$BACKENDS $name"
-    FLAGS[$name]=""; [ "$v" != "${v#*:}" ] && FLAGS[$name]=${v#*:}
+  for v in $(lab_variants); do
+    name=$(variant_backend "$v"); BACKENDS="$BACKENDS $name"
+    FLAGS[$name]=$(variant_flags "$v")
   done
 fi
 result "meta rounds=$ROUNDS secs=$SECS rr_secs=$RR_SECS queues=${QUEUES// /_} backends=${BACKENDS// /,}"
@@ -97,7 +97,7 @@ for r in $(seq 1 "$ROUNDS"); do
     else
       bin=$UNETBACKD; [[ $be == unetbackd-b-* ]] && bin=/usr/local/bin/unetbackd-b
       # shellcheck disable=SC2086
-      UNETBACKD=$bin unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} ${FLAGS[$be]//:/ }
+      UNETBACKD=$bin unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} ${FLAGS[$be]}
       for q in $QUEUES; do measure "$r" "$be" "$q" $((10 * i + q)); done
       unetbackd_stop || check_fail "$be: unetbackd exit status $UNETBACKD_RC"
     fi

@@ -47,7 +47,6 @@ key_result<backend_config> parse_backend_keys(const key_reader& read, domid fron
   }
   cfg.mtu = static_cast<unsigned>(p.number_or("mtu", min_mtu, max_mtu, 1500));
   cfg.rate_text = p.raw("rate");
-  cfg.rate = cfg.rate_text ? parse_rate(*cfg.rate_text) : std::nullopt;
   cfg.bridge = p.raw("bridge");
   cfg.script = p.raw("script");
   cfg.vifname = p.raw("vifname");

@@ -84,9 +84,9 @@ bool vif::do_advertise_features() {
 frontend_limits vif::limits() const {
   frontend_limits l{frontend_, devid_, options_.max_queues, options_.max_xdp_headroom,
                     options_.tuning};
-  if (config_ && config_->rate) {
-    l.tuning.rate_bytes = config_->rate->bytes;
-    l.tuning.rate_interval = std::chrono::microseconds(config_->rate->usecs);
+  if (const auto rate = config_ ? config_->rate() : std::nullopt) {
+    l.tuning.rate_bytes = rate->bytes;
+    l.tuning.rate_interval = std::chrono::microseconds(rate->usecs);
   }
   return l;
 }
@@ -219,7 +219,7 @@ void vif::follow_multicast_control() {
 }
 
 void vif::warn_if_rate_ignored() const {
-  if (config_ && config_->rate_text && !config_->rate) {
+  if (config_ && config_->rate_text && !config_->rate()) {
     UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
                              "{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
                              *config_->rate_text);
@@ -237,9 +237,8 @@ void vif::follow_rate() {
       return;
     }
     config_->rate_text = std::move(text);
-    config_->rate = config_->rate_text ? parse_rate(*config_->rate_text) : std::nullopt;
     warn_if_rate_ignored();
-    const auto& rate = config_->rate;
+    const auto rate = config_->rate();
     queues_->set_rate(rate ? rate->bytes : 0, std::chrono::microseconds(rate ? rate->usecs : 0));
     UNETBACK_LOG_RATELIMITED(
         spdlog::level::info, "{}: rate now {}", tag(),

@@ -40,7 +40,7 @@ TEST(BackendKeys, LibxlBackendIsAccepted) {
   EXPECT_EQ(r.value().mtu, 1500U);
   EXPECT_EQ(r.value().bridge, "xenbr0");
   EXPECT_EQ(r.value().guest_mac, (tap::mac_address{0, 0x16, 0x3e, 0, 0, 2}));
-  EXPECT_FALSE(r.value().rate);
+  EXPECT_FALSE(r.value().rate());
 }
 
 TEST(BackendKeys, FrontendPathElsewhereIsRejected) {
@@ -89,8 +89,8 @@ TEST(BackendKeys, RateIsBytesCommaMicroseconds) {
   k["rate"] = "125000,20000";
   const auto r = parse_backend_keys(reader(k), domid{1}, 0);
   ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r.value().rate->bytes, 125000U);
-  EXPECT_EQ(r.value().rate->usecs, 20000U);
+  EXPECT_EQ(r.value().rate()->bytes, 125000U);
+  EXPECT_EQ(r.value().rate()->usecs, 20000U);
   for (const char* bad :
        {"125000", "125000,", ",20000", "0,20000", "1,0", "1,2,3", "1;2", "-1,5", "1,4294967296"}) {
     EXPECT_FALSE(parse_rate(bad)) << bad;
@@ -105,7 +105,7 @@ TEST(BackendKeys, MalformedRateMeansUnlimitedNotFailure) {
   k["rate"] = "10Mb/s";
   const auto r = parse_backend_keys(reader(k), domid{1}, 0);
   ASSERT_TRUE(r.has_value());
-  EXPECT_FALSE(r.value().rate);
+  EXPECT_FALSE(r.value().rate());
   EXPECT_EQ(r.value().rate_text, std::optional<std::string>("10Mb/s"));
 }
 

@@ -219,6 +219,11 @@ netback_unload() {
 }
 
 unetbackd_present() { [ -x "$UNETBACKD" ]; }
+# lab.variants=NAME:FLAG:VALUE+NAME2:... (':' stands for a space): the variants one per
+# word ($LAB_VARIANTS split at '+'), each's backend name and its extra daemon flags
+lab_variants() { echo "${LAB_VARIANTS//+/ }"; }
+variant_backend() { echo "unetbackd-${1%%:*}"; }
+variant_flags() { [ "$1" != "${1#*:}" ] && echo "${1#*:}" | tr ':' ' '; return 0; }
 unetbackd_pid() { cat /run/unetbackd.pid 2>/dev/null; }
 unetbackd_alive() { local p; p=$(unetbackd_pid) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 

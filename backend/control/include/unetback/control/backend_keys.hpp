@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "unetback/control/frontend_keys.hpp"
 #include "unetback/control/key_error.hpp"
@@ -21,6 +22,9 @@ struct rate_limit_keys {
   bool operator==(const rate_limit_keys&) const = default;
 };
 
+/// Parses "<bytes>,<usecs>" (both plain decimal, bytes >= 1, usecs 1..2^32-1).
+[[nodiscard]] std::optional<rate_limit_keys> parse_rate(std::string_view text);
+
 /// Validated backend keys of backend/vif/<D>/<N>.
 struct backend_config {
   std::string frontend_path;     ///< /local/domain/<D>/device/vif/<N>
@@ -28,14 +32,18 @@ struct backend_config {
   unsigned devid = 0;            ///< N (and `handle`)
   tap::mac_address guest_mac{};  ///< `mac`: the guest's address
   unsigned mtu = 1500;           ///< `mtu`, default 1500
-  /// `rate` as written, and parsed: none (absent, or not <bytes>,<usecs>)
-  /// is unlimited, as Linux's netback leaves a malformed one ("Failed to
-  /// parse network rate limit. Traffic unlimited."), not a failure.
+  /// `rate` as written. Parsed by rate(): none (absent, or not
+  /// <bytes>,<usecs>) is unlimited, as Linux's netback leaves a malformed one
+  /// ("Failed to parse network rate limit. Traffic unlimited."), not a failure.
   std::optional<std::string> rate_text;
-  std::optional<rate_limit_keys> rate;
   std::optional<std::string> bridge;   ///< `bridge`
   std::optional<std::string> script;   ///< `script` (logged only)
   std::optional<std::string> vifname;  ///< `vifname` (logged only: the script renames)
+
+  /// The parsed `rate_text`; none: unlimited.
+  [[nodiscard]] std::optional<rate_limit_keys> rate() const {
+    return rate_text ? parse_rate(*rate_text) : std::nullopt;
+  }
 };
 
 /// MTU bounds: Ethernet minimum, and the largest a TAP accepts.
@@ -49,8 +57,5 @@ inline constexpr unsigned eth_data_len = 1500;
 /// frontend-id must match the directory's <D>.
 [[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read, domid frontend,
                                                             unsigned devid);
-
-/// Parses "<bytes>,<usecs>" (both plain decimal, bytes >= 1, usecs 1..2^32-1).
-[[nodiscard]] std::optional<rate_limit_keys> parse_rate(std::string_view text);
 
 }  // namespace unetback::control
