@@ -13,6 +13,7 @@ parse_programs "$@"
 
 # only_file PATTERN: the one file DEBS_DIR has matching PATTERN, or exit 1.
 only_file() {
+  # shellcheck disable=SC2206  # $1 is a glob pattern: expanded on purpose
   local matches=("$debs_dir"/$1)
   [[ ${#matches[@]} -eq 1 && -f "${matches[0]}" ]] ||
     { echo "FAIL expected one $debs_dir/$1 (install.deb_build makes it)" >&2; exit 1; }

@@ -22,7 +22,7 @@ refuse() {
   exit 2
 }
 [[ $EUID -eq 0 ]] || refuse "needs root (it installs and purges the package)"
-command -v apt-get >/dev/null && command -v dpkg >/dev/null || refuse "needs apt-get and dpkg"
+{ command -v apt-get >/dev/null && command -v dpkg >/dev/null; } || refuse "needs apt-get and dpkg"
 
 case "${1:-}" in
   --deb)
@@ -138,6 +138,7 @@ check "no simulation tools installed" \
 if command -v systemd-analyze >/dev/null; then
   out=$(systemd-analyze verify --man=no /lib/systemd/system/unetbackd.service 2>&1) || true
   check "systemd-analyze verify of the installed unit prints nothing" test -z "$out"
+  # shellcheck disable=SC2001  # indents every line of $out: not one ${out//...}
   [[ -z "$out" ]] || echo "$out" | sed 's/^/     /' >&2
 else
   echo "skip systemd-analyze verify (systemd-analyze missing)"

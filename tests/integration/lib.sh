@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the integration tier: each test builds its own world in a temp
 # dir (sim-xenstored, unetbackd in a "host" network namespace with a bridge, one
 # netfront-sim per guest in its own namespace) and tears all of it down on exit,
@@ -153,6 +154,7 @@ attach_guest() {
   local ns mtu
   ns=$(guest_ns "$domid")
   mtu=$(grep -o 'mtu=[0-9]*' <<<"${GUEST_VIFSPEC:-}" | cut -d= -f2 || true)
+  # shellcheck disable=SC2086  # GUEST_VIFSPEC: vifspec keys, split into words on purpose
   xl network-attach "$domid" bridge="$BRIDGE" mac="00:16:3e:00:00:$(printf '%02x' "$domid")" \
     ${GUEST_VIFSPEC:-}
   start_bg "netfront-sim-$domid" "$UNETBACK_BIN/netfront-sim" --domid "$domid" \

@@ -74,6 +74,7 @@ drop_counters() {
   local domid=$1 receiver=$2 daemon udp
   daemon=$(ctl stats "vif$domid.0" --json |
     jq '[.[0].queues[].counters | to_entries[] | select(.key | test("drop|error")) | .value] | add // 0')
+  # shellcheck disable=SC2016  # an awk program: its $ fields are awk's
   udp=$(ip netns exec "$receiver" awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) n[$i] = i; h = 1 }
     else { print $n["RcvbufErrors"] + $n["InErrors"] } }' /proc/net/snmp)
   echo "$daemon $(link_drops "$HOST_NS" "vif$domid.0") $(link_drops "$HOST_NS" "$BRIDGE")" \

@@ -37,7 +37,7 @@ start_host_ns
 RC=0
 "$UNETBACK_BIN/unetbackd" --platform sim --metrics-listen localhost:9477 \
   >"$WORLD/out" 2>"$WORLD/err" || RC=$?
-((RC == 2)) && grep -q -- "--metrics-listen.*ADDRESS:PORT" "$WORLD/err" ||
+{ ((RC == 2)) && grep -q -- "--metrics-listen.*ADDRESS:PORT" "$WORLD/err"; } ||
   fail "--metrics-listen localhost:9477: exit $RC, $(cat "$WORLD/err")"
 log "ok: bad --metrics-listen -> exit 2: $(head -n 1 "$WORLD/err")"
 
@@ -113,7 +113,7 @@ RC=0
 in_host "$UNETBACK_BIN/unetbackd" --platform sim --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket" \
   --control-socket "$WORLD/ctl2.sock" --state-dir "$WORLD/state2" \
   --metrics-listen "127.0.0.1:$PROM_PORT" >"$WORLD/out" 2>"$WORLD/err" || RC=$?
-((RC == 1)) && grep -q "metrics-listen 127.0.0.1 port $PROM_PORT: Address already in use$" "$WORLD/err" ||
+{ ((RC == 1)) && grep -q "metrics-listen 127.0.0.1 port $PROM_PORT: Address already in use$" "$WORLD/err"; } ||
   fail "second daemon on a taken metrics-listen: exit $RC, $(cat "$WORLD/err")"
 log "ok: taken metrics-listen -> exit 1: $(grep -o 'metrics-listen.*' "$WORLD/err")"
 rx='sum(unetback_queue_rx_packets_total{vif="vif1.0"})'
@@ -138,10 +138,10 @@ wait_for 15 "Prometheus to see the kicks" scraped_at_least \
 guest_pings 10 || fail "ping after the kicks"
 RC=0
 ctl kick vif1.0 7 >"$WORLD/out" 2>"$WORLD/err" || RC=$?
-((RC == 1)) && grep -q "no queue 7" "$WORLD/err" || fail "kick vif1.0 7: exit $RC $(cat "$WORLD/err")"
+{ ((RC == 1)) && grep -q "no queue 7" "$WORLD/err"; } || fail "kick vif1.0 7: exit $RC $(cat "$WORLD/err")"
 RC=0
 ctl kick vif9.0 >"$WORLD/out" 2>"$WORLD/err" || RC=$?
-((RC == 1)) && grep -q "no vif named 'vif9.0'" "$WORLD/err" || fail "kick vif9.0: exit $RC"
+{ ((RC == 1)) && grep -q "no vif named 'vif9.0'" "$WORLD/err"; } || fail "kick vif9.0: exit $RC"
 log "ok: kick: kicks ${kicks[0]},${kicks[1]} -> $(queue_counter vif1.0 0 kicks),$(queue_counter vif1.0 1 kicks)"
 
 # --- hash: what the guest configured (netfront-sim: Toeplitz, every type,
@@ -153,9 +153,9 @@ jq -e '.control_ring and .configured and .algorithm == "toeplitz" and .flags == 
        (.key | startswith("6d5a56da255b0ec24167253d43a38fb0d0ca2bcb"))' <<<"$json" >/dev/null ||
   fail "hash --json: $json"
 table=$(ctl hash vif1.0) || fail "unetbackctl hash vif1.0"
-grep -q '^algorithm: toeplitz$' <<<"$table" && grep -q '^flags: 0xf (ipv4, ipv4+tcp, ipv6, ipv6+tcp)$' \
+{ grep -q '^algorithm: toeplitz$' <<<"$table" && grep -q '^flags: 0xf (ipv4, ipv4+tcp, ipv6, ipv6+tcp)$' \
   <<<"$table" && grep -q '^  6d 5a 56 da' <<<"$table" && grep -q '^mapping: 2 entries over 2 queues' \
-  <<<"$table" || fail "hash table: $table"
+  <<<"$table"; } || fail "hash table: $table"
 log "unetbackctl hash vif1.0:"$'\n'"$table"
 start_guest 2 1
 [[ $(ctl hash vif2.0) == "vif2.0: no control ring (none connected, or the vif is not running)" ]] ||

@@ -21,11 +21,11 @@ check 2 "mtu 1500 gso off"
 GUEST_VIFSPEC="mtu=9000" start_guest 3 2
 [[ "$(ip -n "$HOST_NS" -o link show vif3.0 | grep -o 'mtu [0-9]*')" == "mtu 9000" ]] ||
   fail "vif3.0 MTU is not 9000"
-ip netns exec "$(guest_ns 3)" ping -c 2 -M do -s 8972 "$HOST_IP" >/dev/null ||
+ip netns exec "$(guest_ns 3)" ping -c 2 -M 'do' -s 8972 "$HOST_IP" >/dev/null ||
   fail "9000-byte frames do not cross"
 check 3 "mtu 9000 gso on"
 GUEST_VIFSPEC="mtu=9000" start_guest 4 2 --no-gso
-ip netns exec "$(guest_ns 4)" ping -c 2 -M do -s 8972 "$HOST_IP" >/dev/null ||
+ip netns exec "$(guest_ns 4)" ping -c 2 -M 'do' -s 8972 "$HOST_IP" >/dev/null ||
   fail "9000-byte frames do not cross without GSO"
 check 4 "mtu 9000 gso off"
 log "PASS"

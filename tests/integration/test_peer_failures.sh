@@ -37,7 +37,7 @@ bystander_check() {  # bystander_check PHASE: stops the ping, requires replies
   local line
   line=$(grep 'packets transmitted' "$WORLD/bystander.txt" || true)
   log "bystander during $1: $line"
-  [[ $line =~ ([0-9]+)\ received ]] && ((BASH_REMATCH[1] > 0)) ||
+  { [[ $line =~ ([0-9]+)\ received ]] && ((BASH_REMATCH[1] > 0)); } ||
     fail "bystander passed no traffic during $1"
   ping_ok 9 || fail "bystander lost traffic after $1"
 }

@@ -79,6 +79,7 @@ tap_rx_packets() {
 # frames late on a loaded machine, so times alone would not tell them apart).
 measure() {
   local kind=$1 stop_ms=$2 base=$3 first last_old
+  # shellcheck disable=SC2016  # an awk program: its $ fields are awk's
   wait_for 5 "frames through the resumed vif" \
     awk -v b="$base" '$2 > b { found = 1 } END { exit !found }' "$WORLD/tap-rx"
   first=$(awk -v b="$base" '$2 > b { print $1; exit }' "$WORLD/tap-rx")

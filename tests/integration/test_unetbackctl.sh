@@ -189,6 +189,6 @@ grep -q '^vif1\.0 .* Connected ' <<<"$OUT" || fail "vif1.0 not Connected after t
 # --- A socket path nobody listens on: same message as no daemon.
 RC=0
 "$UNETBACK_BIN/unetbackctl" --socket "$WORLD/nothing.sock" list >/dev/null 2>"$WORLD/err" || RC=$?
-((RC == 1)) && grep -q "cannot reach unetbackd at $WORLD/nothing.sock" "$WORLD/err" ||
+{ ((RC == 1)) && grep -q "cannot reach unetbackd at $WORLD/nothing.sock" "$WORLD/err"; } ||
   fail "--socket to a missing path: exit $RC, $(cat "$WORLD/err")"
 log "PASS"

@@ -8,6 +8,7 @@
 # forking per event: the readings must not cost what they measure. Lines:
 #   account backend=B test=T unit=MB|transaction per_unit_<what>=X ...
 #   profile backend=B test=T rank=N pct=P comm=C sym=S
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}; Q=${LAB_QUEUES:-1}
 setup_bridge
@@ -121,13 +122,14 @@ if ! unetbackd_present; then
   result "unetbackd=absent (only the kernel netback was measured)"
   exit 77
 fi
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:---max-queues 2}
 measure unetbackd 21
 unetbackd_stop || check_fail "unetbackd exit status $UNETBACKD_RC"
 i=2
 for v in $(lab_variants); do
   i=$((i + 1)); be=$(variant_backend "$v")
-  # shellcheck disable=SC2046
+  # shellcheck disable=SC2046,SC2086  # daemon flags, split into words on purpose
   unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} $(variant_flags "$v")
   measure "$be" $((10 * i + 1))
   unetbackd_stop || check_fail "$be exit status $UNETBACKD_RC"

@@ -1,19 +1,20 @@
 #!/bin/bash
 # xl network-attach / network-detach on a running guest, repeated, on unetbackd; xl network-list follows; no libxl timeout; two vifs at once.
 # knobs: lab.rounds=N (default 3)
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 ROUNDS=${LAB_ROUNDS:-3}
 setup_bridge
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:-}
 guest_create ad 2 256 ""   # no vif at boot
-id=$(domid_of ad)
 [ "$(netlist_count ad)" = 0 ] || check_fail "guest starts with vifs"
 for r in $(seq 1 "$ROUNDS"); do
   mac=$(lab_mac 2 "$r"); ip=$(lab_ip 2 "$r")
   devid=$(vif_attach ad "$mac") || continue
   st=$(netlist_state ad "$devid")
   [ "$st" = 4 ] || check_fail "round $r: xl network-list says state $st for devid $devid"
-  wait_ping "$ip" 20 && p=ok || { p=fail; check_fail "round $r: no ping to $ip"; }
+  if wait_ping "$ip" 20; then p=ok; else p=fail; check_fail "round $r: no ping to $ip"; fi
   vif_detach ad "$devid"; d=$?
   result "round=$r devid=$devid attach_ms=$(attach_ms) list_state=$st ping=$p detach_ms=$DETACH_MS detach_clean=$((d == 0))"
   [ "$(netlist_count ad)" = 0 ] || check_fail "round $r: xl network-list still lists $(netlist_count ad) vifs"

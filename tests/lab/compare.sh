@@ -10,6 +10,7 @@
 # Every measurement is one "sample" line (round, backend, queues, test, value, dom0 CPU);
 # the host turns them into medians, ratios, a table, JSON and a plot
 # (tools/xen-lab/lib/compare_report.py, docs/lab.md).
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 ROUNDS=${LAB_COMPARE_ROUNDS:-3}; SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}
 QUEUES=${LAB_QUEUES:-1_2}; QUEUES=${QUEUES//_/ }
@@ -50,6 +51,7 @@ measure() {   # measure ROUND BACKEND Q MAC_LOW
   for dir in to_guest from_guest; do   # one stream per queue
     before "$be" "$devid"; iperf_exec "$ip" "$SECS" "$q" $dir; after "$be" "$devid"
     if m=$(iperf_parse); then
+      # shellcheck disable=SC2086  # "MBPS BYTES SECONDS": split into $1..$3 on purpose
       set -- $m
       sample "$r" "$be" "$q" "$devid" "tcp_$dir" "$1" mbps "streams=$q bytes=$2 secs=$3"
     else check_fail "backend=$be q=$q round=$r iperf3 $dir"; fi
@@ -96,7 +98,7 @@ for r in $(seq 1 "$ROUNDS"); do
       netback_unload || fail "rmmod xen-netback"
     else
       bin=$UNETBACKD; [[ $be == unetbackd-b-* ]] && bin=/usr/local/bin/unetbackd-b
-      # shellcheck disable=SC2086
+      # shellcheck disable=SC2086  # daemon flags, split into words on purpose
       UNETBACKD=$bin unetbackd_start ${UNETBACKD_ARGS:---max-queues 2} ${FLAGS[$be]}
       for q in $QUEUES; do measure "$r" "$be" "$q" $((10 * i + q)); done
       unetbackd_stop || check_fail "$be: unetbackd exit status $UNETBACKD_RC"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Issue #16 on real Xen, kernel netback then unetbackd in one boot, a 2-queue guest with vif rate=10Mb/s: 4 streams from the guest (unetbackd must hold the vif to its rate over both queues; netback's figure is recorded), then netfront unbind/bind in the guest (the frontend closes, both ends reach Closed, and the same device connects a second time: ping again).
 # knobs: lab.secs=N (iperf3 seconds, default 5)
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 SECS=${LAB_SECS:-5}
 Q=2
@@ -18,7 +19,7 @@ exercise() {
   if m=$(iperf_mbps "$ip" "$SECS" 4 from_guest); then
     result "backend=$be rate=10Mb/s queues=$Q streams=4 from_guest_mbps=$m"
     if [ "$be" = unetbackd ]; then
-      [ "$m" -ge 5 ] && [ "$m" -le 13 ] || check_fail "$be: $m Mbit/s through a 10 Mb/s vif"
+      { [ "$m" -ge 5 ] && [ "$m" -le 13 ]; } || check_fail "$be: $m Mbit/s through a 10 Mb/s vif"
       result "backend=$be queues_that_sent=$(unetbackd_stats "vif$id.0" | python3 -c '
 import json, sys
 print(sum(1 for v in json.load(sys.stdin) for q in v["queues"] if q["counters"]["tx_packets"] > 0))')"
@@ -28,21 +29,28 @@ print(sum(1 for v in json.load(sys.stdin) for q in v["queues"] if q["counters"][
   fi
   ups=$(console_count "$name" "LAB-DOMU-NET-UP .*mac=$mac")
   guest_cmd "$name" "echo vif-0 > /sys/bus/xen/drivers/vif/unbind" >/dev/null || check_fail "$be: unbind"
-  wait_vif "$id" 0 6 30 && result "backend=$be unbind states=$(vif_states "$id" 0)" ||
+  if wait_vif "$id" 0 6 30; then
+    result "backend=$be unbind states=$(vif_states "$id" 0)"
+  else
     check_fail "$be: not Closed/Closed after unbind: $(vif_states "$id" 0)"
+  fi
   guest_cmd "$name" "echo vif-0 > /sys/bus/xen/drivers/vif/bind" >/dev/null || check_fail "$be: bind"
-  wait_vif "$id" 0 4 60 && result "backend=$be rebind states=$(vif_states "$id" 0)" ||
+  if wait_vif "$id" 0 4 60; then
+    result "backend=$be rebind states=$(vif_states "$id" 0)"
+  else
     check_fail "$be: no second connection after bind: $(vif_states "$id" 0)"
+  fi
   wait_console "$name" "LAB-DOMU-NET-UP .*mac=$mac" 30 $((ups + 1)) || check_fail "$be: guest did not configure the new interface"
-  wait_ping "$ip" 30 && result "backend=$be rebind ping=ok" || check_fail "$be: no ping after unbind/bind"
+  if wait_ping "$ip" 30; then result "backend=$be rebind ping=ok"; else check_fail "$be: no ping after unbind/bind"; fi
   xl destroy "$name" || check_fail "$be: xl destroy"
 }
 
 netback_load "$Q"
 exercise netback gn
 netback_unload || fail "rmmod xen-netback"
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:---max-queues $Q}
 exercise unetbackd gu
 unetbackd_alive || check_fail "unetbackd died"
-unetbackd_stop && result "unetbackd_exit=0" || check_fail "unetbackd exit status $UNETBACKD_RC"
+if unetbackd_stop; then result "unetbackd_exit=0"; else check_fail "unetbackd exit status $UNETBACKD_RC"; fi
 finish

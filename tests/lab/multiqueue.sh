@@ -1,9 +1,11 @@
 #!/bin/bash
 # Guests with 1, 2 and 4 netfront queues on unetbackd: queue counts negotiated, every queue's counters and interrupts move.
 # knobs: lab.queues=1_2_4
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 QUEUES=${LAB_QUEUES:-1_2_4}; QUEUES=${QUEUES//_/ }
 setup_bridge
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:---max-queues 4}
 for q in $QUEUES; do
   name=mq$q; mac=$(lab_mac 4 "$q"); ip=$(lab_ip 4 "$q")
@@ -11,14 +13,14 @@ for q in $QUEUES; do
   guest_create "$name" 2 256 "xen_netfront.max_queues=$q lab.queues=$q" "bridge=xenbr0,mac=$mac"
   id=$(domid_of "$name"); fe=/local/domain/$id/device/vif/0
   wait_vif "$id" 0 4 60 || { check_fail "q=$q vif not Connected: $(vif_states "$id" 0)"; xl destroy "$name"; continue; }
-  bq=$(xenstore-read /local/domain/0/backend/vif/$id/0/multi-queue-max-queues 2>/dev/null || echo -)
-  fq=$(xenstore-read $fe/multi-queue-num-queues 2>/dev/null || echo 1)
+  bq=$(xenstore-read "/local/domain/0/backend/vif/$id/0/multi-queue-max-queues" 2>/dev/null || echo -)
+  fq=$(xenstore-read "$fe/multi-queue-num-queues" 2>/dev/null || echo 1)
   wait_console "$name" "LAB-DOMU-NET-UP .*mac=$mac" 30 || check_fail "q=$q guest did not configure $mac"
   gq=$(grep -a "LAB-DOMU-NET-UP .*mac=$mac" "$(console_log "$name")" | sed -n 's/.*txqueues=\([0-9]*\).*/\1/p' | tail -1)
   result "q=$q backend_max_queues=$bq frontend_num_queues=$fq guest_txqueues=$gq"
-  [ "$fq" = "$q" ] && [ "$gq" = "$q" ] || check_fail "q=$q: the frontend uses $fq queues, the guest has $gq"
+  { [ "$fq" = "$q" ] && [ "$gq" = "$q" ]; } || check_fail "q=$q: the frontend uses $fq queues, the guest has $gq"
   # one queue: netfront writes the ring keys directly under device/vif/N (netif.h)
-  [ "$q" = 1 ] && xenstore-read $fe/queue-0/tx-ring-ref >/dev/null 2>&1 && check_fail "q=1 wrote queue-0/ keys"
+  [ "$q" = 1 ] && xenstore-read "$fe/queue-0/tx-ring-ref" >/dev/null 2>&1 && check_fail "q=1 wrote queue-0/ keys"
   wait_ping "$ip" 20 || { check_fail "q=$q no ping"; xl destroy "$name"; continue; }
   ctl=0; unetbackd_ctl_ok && unetbackd_stats "vif$id.0" >/tmp/s0.json && ctl=1
   irq0=$(guest_queue_irqs "$name" 0)

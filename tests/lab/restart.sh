@@ -17,6 +17,7 @@
 # The frontend's xenbus state is polled every 25 ms (and watched with xenstore-watch),
 # the backend's every 100 ms, from before the first kill to after the last resume: every
 # sample must be 4. (Straight on xenstored's socket: a fork per sample would slow dom0.)
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 Q=${LAB_QUEUES:-2}
 SECS=${LAB_SECS:-25}
@@ -26,7 +27,7 @@ STREAMS=$((4 * Q))
 # the same configuration for every daemon; keep-vifs only matters for the SIGTERM
 DAEMON_ARGS=${UNETBACKD_ARGS:---max-queues 4 --keep-vifs}
 setup_bridge
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start $DAEMON_ARGS
 mac=$(lab_mac 5 "$Q"); ip=$(lab_ip 5 "$Q")
 guest_create rs 2 256 "xen_netfront.max_queues=$Q lab.queues=$Q" "bridge=xenbr0,mac=$mac"
@@ -130,7 +131,7 @@ sleep 1
 # log_ms LINE_FROM PATTERN [last]: epoch ms of the first (or last) log line of the
 # current daemon matching PATTERN (spdlog's "[%Y-%m-%d %H:%M:%S.%e]", local time)
 log_ms() {
-  tail -n +"$1" "$UNETBACKD_LOG" | grep -a -E -- "$2" | { [ "${3:-}" = last ] && tail -1 || head -1; } |
+  tail -n +"$1" "$UNETBACKD_LOG" | grep -a -E -- "$2" | { if [ "${3:-}" = last ]; then tail -1; else head -1; fi; } |
     python3 -c '
 import sys, time
 line = sys.stdin.readline()
@@ -217,7 +218,7 @@ restart() {
   # the new daemon at once (as systemd would): the checks of the old one come after
   local stopped_ms old_line=$UNETBACKD_LOG_LINE; stopped_ms=$(date +%s%3N)
   base=$(tap_rx)
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # daemon flags, split into words on purpose
   unetbackd_launch $DAEMON_ARGS
   start=$UNETBACKD_LAUNCH_MS
   if [ "$kind" = keep-vifs ]; then
@@ -271,8 +272,12 @@ restart() {
   limit_check resume_ms "$resume_ms"
   limit_check first_frame_ms "$first_ms"
   result "kind=$kind timing=$timing"
-  local listed; listed=$(vif_listed_connected) && result "kind=$kind unetbackctl_list $listed" ||
+  local listed
+  if listed=$(vif_listed_connected); then
+    result "kind=$kind unetbackctl_list $listed"
+  else
     check_fail "$kind: unetbackctl list: $listed $(head -c 300 /tmp/restart-list.json)"
+  fi
   tail -n +"$UNETBACKD_LOG_LINE" "$UNETBACKD_LOG" | grep -a -E "error|fault|critical" | head -5 | sed 's/^/  unetbackd: /' >&3
   # every queue carries traffic under the new daemon (more rounds, both ways, if needed)
   unetbackd_stats "$vif" >/tmp/restart-s1.json
@@ -302,7 +307,7 @@ awk '/^#/ { next } { n++; if ($2 == 4) fe++; if ($3 != "-") { nb++; if ($3 == 4)
 read -r n fe4 nb be4 maxgap span mean </tmp/restart-state.sum
 watch_events=$(grep -c . /tmp/restart-watch)
 result "frontend_state samples=$n state4=$fe4 mean_interval_ms=$mean max_interval_ms=$maxgap span_ms=$span watch_events=$watch_events backend_samples=$nb backend_state4=$be4 $(sed -n '1s/^# via /read_via=/p' /tmp/restart-state)"
-[ "$n" -gt 0 ] && [ "$fe4" = "$n" ] && [ "$be4" = "$nb" ] ||
+{ [ "$n" -gt 0 ] && [ "$fe4" = "$n" ] && [ "$be4" = "$nb" ]; } ||
   check_fail "left Connected (ms frontend backend): $(grep -v -E '^#| 4 (4|-)$' /tmp/restart-state | head -3 | tr '\n' ' ')"
 # one event when the watch is set; any more is a write to the frontend's state node
 [ "$watch_events" -le 1 ] || check_fail "the frontend wrote its state $((watch_events - 1)) times: $(tr '\n' ' ' </tmp/restart-watch)"

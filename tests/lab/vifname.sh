@@ -1,5 +1,6 @@
 #!/bin/bash
 # vif=['bridge=xenbr0,vifname=gnet0'] with the stock vif-bridge, kernel netback then unetbackd: the script renames the vif (Linux 6.1 refuses to rename an interface that is up), bridges it, the guest answers pings; unetbackd's TAP survives a kill -9 of the daemon (the new one adopts gnet0: bridged, no second vif<D>.0, pings again); xl destroy removes it.
+# shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 NAME=gnet0
 setup_bridge
@@ -18,7 +19,7 @@ serve() {
   wait_vif "$id" 0 4 60 || fail "$1: vif $id/0 not Connected: $(vif_states "$id" 0)"
   renamed_port "$1" "$id" && result "backend=$1 tap=$NAME bridged=xenbr0"
   wait_console "$2" "LAB-DOMU-NET-UP .*mac=$mac" 30 || check_fail "$1: guest did not configure $mac"
-  wait_ping "$ip" 20 && result "backend=$1 ping=ok" || check_fail "$1: no ping through $NAME"
+  if wait_ping "$ip" 20; then result "backend=$1 ping=ok"; else check_fail "$1: no ping through $NAME"; fi
 }
 gone_after_destroy() {
   local end=$((SECONDS + 15))
@@ -32,14 +33,16 @@ serve netback vk
 gone_after_destroy netback vk
 netback_unload || fail "rmmod xen-netback"
 
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:-}
 serve unetbackd vu
 old=$(unetbackd_pid)
 kill -KILL "$old"; wait "$old" 2>/dev/null; rm -f /run/unetbackd.pid
+# shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:-}
-wait_ping "$ip" 30 && result "backend=unetbackd after=kill9 ping=ok" || check_fail "no ping through $NAME after kill -9"
+if wait_ping "$ip" 30; then result "backend=unetbackd after=kill9 ping=ok"; else check_fail "no ping through $NAME after kill -9"; fi
 renamed_port "unetbackd after kill -9" "$id" && result "backend=unetbackd after=kill9 tap=$NAME adopted"
 gone_after_destroy unetbackd vu
 unetbackd_alive || check_fail "unetbackd died"
-unetbackd_stop && result "unetbackd_exit=0" || check_fail "unetbackd exit status $UNETBACKD_RC"
+if unetbackd_stop; then result "unetbackd_exit=0"; else check_fail "unetbackd exit status $UNETBACKD_RC"; fi
 finish

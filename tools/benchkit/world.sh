@@ -200,7 +200,7 @@ run_test() {
   local q0="" q1
   [[ $BENCH_PATH == unetback ]] && q0=$(queue_packets 2>/dev/null || true)
   c0=$(cpu_ticks "${DP_PIDS[@]}") t0=$(date +%s.%N)
-  metrics=$(run_one "$name" "$variant" "$dir") && ok=true || { ok=false metrics=""; }
+  if metrics=$(run_one "$name" "$variant" "$dir"); then ok=true; else ok=false metrics=""; fi
   c1=$(cpu_ticks "${DP_PIDS[@]}") t1=$(date +%s.%N)
   # unetback: what the daemon itself moved, per queue, over the test's seconds
   # (and its kicks, events and grant-copy calls per packet).

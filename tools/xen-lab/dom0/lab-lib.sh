@@ -59,7 +59,9 @@ dump_diagnostics() {
     [ -f "$f" ] || continue
     echo "--- tail of $f"; tail -8 "$f"
   done
-  echo "--- processes"; ps -eo pid,stat,etime,time,args 2>/dev/null | grep -a -E 'unetback|iperf|sockperf|xl |hotplug|vif-' | grep -v grep | head -15
+  echo "--- processes"
+  # shellcheck disable=SC2009  # pgrep cannot print the stat/etime/time columns wanted here
+  ps -eo pid,stat,etime,time,args 2>/dev/null | grep -a -E 'unetback|iperf|sockperf|xl |hotplug|vif-' | grep -v grep | head -15
   echo "--- tail of xl dmesg"; xl dmesg 2>/dev/null | tail -8
   echo "--- dom0 dmesg (xen/vif/tap/segfault/hung)"; dmesg | grep -a -i -E 'xen|vif|tap|segfault|traps|blocked for|oom|BUG|WARNING' | tail -20
   echo "-----"
@@ -126,6 +128,7 @@ guest_cmd() {
   n=$(now_ms)$RANDOM   # unique per call, also from subshells
   f=$(console_log "$name"); start=$(wc -l <"$f")
   # the marker is computed by the guest shell, so the shell's echo of this line never matches
+  # shellcheck disable=SC2016  # $((..)) and $? are for the guest's shell, not this one
   printf 'echo "LAB-CMD-BEGIN-$((%s+0))"; %s; echo "LAB-CMD-END-$((%s+0)) rc=$?"\n' "$n" "$cmd" "$n" >"$tty"
   end=$((SECONDS + to))
   until tail -n +"$((start + 1))" "$f" | grep -a -q "LAB-CMD-END-$n rc="; do
@@ -183,14 +186,16 @@ sockperf_us() { sockperf_exec "$@" && sockperf_parse; }
 # cpu_sample: CPU_BUSY, CPU_STEAL, CPU_SOFTIRQ = USER_HZ ticks of all of dom0's CPUs so far
 # (busy = user + nice + system + irq + softirq; steal = time Xen ran something else)
 cpu_sample() {
-  local _c user nice system idle iowait irq softirq steal _rest
-  read -r _c user nice system idle iowait irq softirq steal _rest </proc/stat
-  CPU_BUSY=$((user + nice + system + irq + softirq)); CPU_STEAL=$steal; CPU_SOFTIRQ=$softirq
+  local _c user nice system _idle _iowait irq softirq steal _rest
+  read -r _c user nice system _idle _iowait irq softirq steal _rest </proc/stat
+  # shellcheck disable=SC2034  # the results, read by the scenarios (compare.sh)
+  CPU_BUSY=$((user + nice + system + irq + softirq)) CPU_STEAL=$steal CPU_SOFTIRQ=$softirq
 }
 # proc_ticks PID: utime + stime of a process (all its threads), in ticks
 proc_ticks() {
   local f; read -r f </proc/"$1"/stat 2>/dev/null || { echo 0; return; }
   f=${f##*) }   # after "pid (comm) ": state is field 1, utime 12, stime 13
+  # shellcheck disable=SC2086  # split into the stat fields on purpose
   set -- $f; echo $((${12} + ${13}))
 }
 # kthread_ticks PREFIX: utime + stime of every thread whose name starts with PREFIX (the
@@ -242,12 +247,14 @@ unetbackd_start() {
 # Call it directly, not in $(...): the daemon must be this shell's child (wait, kill).
 UNETBACKD_LAUNCH_MS=; UNETBACKD_LOG_LINE=
 unetbackd_launch() {
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # lab.daemon_args: daemon flags, split into words on purpose
   set -- "$@" ${LAB_DAEMON_ARGS//,/ }
   unetbackd_present || fail "no unetbackd in dom0 (pass --unetbackd to xen-lab)"
   netback_loaded && fail "xen-netback is loaded: unetbackd must not share backend/vif with it"
   echo "=== unetbackd $* (uptime $(up))" >>"$UNETBACKD_LOG"
+  # shellcheck disable=SC2034  # read by the scenarios (restart.sh)
   UNETBACKD_LOG_LINE=$(($(wc -l <"$UNETBACKD_LOG") + 1))
+  # shellcheck disable=SC2034  # read by the scenarios (restart.sh)
   UNETBACKD_LAUNCH_MS=$(date +%s%3N)
   setsid "$UNETBACKD" --platform xen "$@" >>"$UNETBACKD_LOG" 2>&1 </dev/null &
   echo $! >/run/unetbackd.pid
@@ -303,6 +310,7 @@ vif_detach() {
   local name=$1 devid=$2 id t0 rc
   id=$(domid_of "$name"); t0=$(now_ms)
   xl network-detach "$name" "$devid" >/tmp/detach.out 2>&1; rc=$?
+  # shellcheck disable=SC2034  # read by the scenarios (attach-detach.sh, compare.sh)
   DETACH_MS=$(($(now_ms) - t0))
   [ $rc = 0 ] || { cat /tmp/detach.out; check_fail "xl network-detach $name $devid rc=$rc"; return 1; }
   libxl_errors /tmp/detach.out "network-detach $name $devid" || return 1

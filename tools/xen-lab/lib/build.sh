@@ -11,6 +11,7 @@
 # usage: build.sh [--clean | --rebuild-rootfs]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=config.sh
 . "$HERE/lib/config.sh"
 case "${1:-}" in
   --clean) log "wiping $LAB"; rm -rf "$LAB" ;;
@@ -40,13 +41,15 @@ deb $SECURITY_MIRROR $SUITE-security main
 SRC
   printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"   # start no services in the chroot
   chmod +x "$ROOT/usr/sbin/policy-rc.d"
+  # shellcheck disable=SC2086,SC2116  # echo joins the list's lines into one line for the log
   log "installing into the dom0 root: $(echo $DOM0_PKGS)"
   mount --bind /proc "$ROOT/proc"
   trap 'umount "$ROOT/proc" 2>/dev/null || true' EXIT
   chroot "$ROOT" apt-get update -q >>"$LAB/debootstrap.log" 2>&1
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # a package list, split into words on purpose
   DEBIAN_FRONTEND=noninteractive chroot "$ROOT" apt-get install -y -q --no-install-recommends $DOM0_PKGS \
     >>"$LAB/debootstrap.log" 2>&1 || { tail -30 "$LAB/debootstrap.log" >&2; die "apt-get install in the dom0 root failed"; }
+  # shellcheck disable=SC2016  # ${Package} ${Version}: dpkg-query's format fields
   chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}\n' >"$LAB/dom0-packages.txt"
   # the kernel and hypervisor packages are downloaded (not installed) with the same apt lists
   fetch_boot_debs
@@ -96,7 +99,7 @@ build_dom0_cpio() {
   log "dom0: modules of $(kver), modprobe policy, packing $LAB/dom0-base.cpio"
   rm -rf "$ROOT/lib/modules"; mkdir -p "$ROOT/lib/modules/$(kver)"
   cp "$PK/lib/modules/$(kver)"/modules.{order,builtin,builtin.modinfo} "$ROOT/lib/modules/$(kver)/" 2>/dev/null || true
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # a module list, split into words on purpose
   copy_modules "$ROOT" "" $DOM0_MODULES
   depmod -b "$ROOT" "$(kver)"
   # the kernel netback must stay unloaded while unetbackd serves (spec §1.11)
@@ -123,7 +126,7 @@ build_domu_initrd() {
       mkdir -p "$T/$(dirname "$lib")"; cp -L "$ROOT/$lib" "$T/$lib"
     done
   done
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # a module list, split into words on purpose
   copy_modules "$T" lib/modules $DOMU_MODULES
   install -m 0755 "$HERE/domU/init" "$T/init"
   echo "root:x:0:0:root:/root:/bin/sh" >"$T/etc/passwd"
@@ -136,7 +139,7 @@ build_domu_initrd() {
 t0=$SECONDS
 "$HERE/lib/host-deps.sh"
 build_rootfs
-[ -f "$LAB/boot/xen.elf" ] && [ -f "$LAB/boot/vmlinuz" ] && [ -f "$KVER_FILE" ] || {
+{ [ -f "$LAB/boot/xen.elf" ] && [ -f "$LAB/boot/vmlinuz" ] && [ -f "$KVER_FILE" ]; } || {
   mount --bind /proc "$ROOT/proc"; trap 'umount "$ROOT/proc" 2>/dev/null || true' EXIT
   fetch_boot_debs; umount "$ROOT/proc"; trap - EXIT; }
 build_dom0_cpio

@@ -21,6 +21,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=config.sh
 . "$HERE/lib/config.sh"
 
 BUDGET=2400; DAEMON=""; RESULTS=""; SCEN="basic,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,compare"; EXTRA=()
@@ -85,7 +86,7 @@ for attempt in 1 2; do
   left=$((BUDGET - (SECONDS - T0)))
   # 125: the lab itself did not come up (a starved host can stall dom0: soft lockups);
   # one more boot if the budget still allows it
-  [ $rc = 125 ] && [ $attempt = 1 ] && [ $left -ge $((est - 5 * 60)) ] || break
+  { [ $rc = 125 ] && [ $attempt = 1 ] && [ $left -ge $((est - 5 * 60)) ]; } || break
   log "the lab did not come up: booting once more"
 done
 boot_s=$((SECONDS - tr))
@@ -101,7 +102,7 @@ boot_s=$((SECONDS - tr))
   done
   echo "image build ${build_s}s (cached before: $cached), boot+scenarios ${boot_s}s, lab tier total $((SECONDS - T0))s"
 } | tee "$RESULTS/summary.txt"
-[ $rc = 125 ] && exit 125   # the lab did not come up (the console tail is above)
+[ "$rc" = 125 ] && exit 125   # the lab did not come up (the console tail is above)
 failed=0
 for s in ${SCEN//,/ }; do
   r=$(cat "$RESULTS/$s.rc" 2>/dev/null || echo 124)

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # Settings of the unetback Xen lab (sourced by every lab script).
 # Big files live under $LAB (default /var/tmp/unetback-lab), never in the repository.
+# This file only sets variables for the scripts that source it (xen-lab, lib/*.sh):
+# shellcheck disable=SC2034  # (whole file) its variables are read by those scripts
 
 LAB="${UNETBACK_LAB_DIR:-/var/tmp/unetback-lab}"
 SUITE="${UNETBACK_LAB_SUITE:-bookworm}"

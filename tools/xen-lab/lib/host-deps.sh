@@ -11,7 +11,7 @@ done
 [ "$(id -u)" = 0 ] || die "missing host packages:$need (run as root)"
 log "installing host packages:$need"
 export DEBIAN_FRONTEND=noninteractive
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086  # a package list, split into words on purpose
 apt-get install -y -q --no-install-recommends $need >/dev/null 2>&1 || {
   apt-get update -q >/dev/null
   apt-get install -y -q --no-install-recommends $need >/dev/null
