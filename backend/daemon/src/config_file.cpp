@@ -64,8 +64,6 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
     o.poll_budget_pct = integer(n, where, percent_range);
   } else if (key == "poll-max-steal-pct") {
     o.poll_max_steal_pct = integer(n, where, percent_range);
-  } else if (key == "coalesce-us") {
-    o.coalesce_us = integer(n, where, coalesce_us_range);
   } else if (key == "split-event-channels") {
     o.split_event_channels = boolean(n, where);
   } else if (key == "tx-batch") {

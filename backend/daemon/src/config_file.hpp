@@ -4,12 +4,12 @@
 // line, then per-vif tables on top of the result.
 //   [daemon]            platform, log-level, log-target, max-queues,
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
-//                       poll-budget-pct, poll-max-steal-pct, coalesce-us,
-//                       split-event-channels, tx-batch, rx-batch, rx-backlog-bytes,
-//                       rx-stall-timeout-ms, rx-drain-timeout-ms, sim-dir, xenstore,
-//                       control-socket, metrics-listen, keep-vifs
+//                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
+//                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
+//                       rx-drain-timeout-ms, sim-dir, xenstore, control-socket,
+//                       metrics-listen, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
-//                       poll-max-steal-pct, coalesce-us, split-event-channels, tx-batch,
+//                       poll-max-steal-pct, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
 //                       rx-drain-timeout-ms
 // Unknown sections and keys are errors naming them.
@@ -34,7 +34,6 @@ struct range {
 inline constexpr range max_queues_range{1, 64};
 inline constexpr range poll_us_range{0, 1'000'000};
 inline constexpr range percent_range{0, 100};
-inline constexpr range coalesce_us_range{0, 10'000};
 inline constexpr range batch_range{1, 256};
 inline constexpr range backlog_range{65'536, 1LL << 30};
 inline constexpr range stall_ms_range{1'000, 3'600'000};
@@ -47,7 +46,6 @@ struct vif_overrides {
   std::optional<long long> poll_us;
   std::optional<long long> poll_budget_pct;
   std::optional<long long> poll_max_steal_pct;
-  std::optional<long long> coalesce_us;
   std::optional<bool> split_event_channels;
   std::optional<long long> tx_batch;
   std::optional<long long> rx_batch;

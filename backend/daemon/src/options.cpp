@@ -40,7 +40,6 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.poll_us, over.vif.poll_us);
   take(base.vif.poll_budget_pct, over.vif.poll_budget_pct);
   take(base.vif.poll_max_steal_pct, over.vif.poll_max_steal_pct);
-  take(base.vif.coalesce_us, over.vif.coalesce_us);
   take(base.vif.split_event_channels, over.vif.split_event_channels);
   take(base.vif.tx_batch, over.vif.tx_batch);
   take(base.vif.rx_batch, over.vif.rx_batch);
@@ -62,7 +61,6 @@ control::vif_options applied(control::vif_options v, const vif_overrides& o) {
       static_cast<std::uint32_t>(o.poll_budget_pct.value_or(v.tuning.poll_budget_pct));
   v.tuning.poll_max_steal_pct =
       static_cast<std::uint32_t>(o.poll_max_steal_pct.value_or(v.tuning.poll_max_steal_pct));
-  v.tuning.coalesce_us = static_cast<std::uint32_t>(o.coalesce_us.value_or(v.tuning.coalesce_us));
   v.split_event_channels = o.split_event_channels.value_or(v.split_event_channels);
   v.tuning.tx_batch = static_cast<std::uint32_t>(o.tx_batch.value_or(v.tuning.tx_batch));
   v.tuning.rx_batch = static_cast<std::uint32_t>(o.rx_batch.value_or(v.tuning.rx_batch));
@@ -113,7 +111,7 @@ struct cli_values {
   std::string metrics_listen;
   long long max_queues = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
   std::string poll_us;
-  long long poll_budget_pct = 0, poll_max_steal_pct = 0, coalesce_us = 0;
+  long long poll_budget_pct = 0, poll_max_steal_pct = 0;
   bool wait_for_hotplug = true;
   bool split_event_channels = true;
   bool no_wait = false;
@@ -173,10 +171,6 @@ void define(CLI::App& app, cli_values& v) {
                  "no busy-polling while dom0's steal time exceeds this, " +
                      range_text(detail::percent_range))
       ->check(in(detail::percent_range));
-  app.add_option("--coalesce-us", v.coalesce_us,
-                 "under steal, sleep this long between sweeps while work keeps coming, " +
-                     range_text(detail::coalesce_us_range) + " (0: off)")
-      ->check(in(detail::coalesce_us_range));
   app.add_option("--split-event-channels", v.split_event_channels,
                  "offer feature-split-event-channels (true|false)");
   app.add_option("--tx-batch", v.tx_batch,
@@ -234,7 +228,6 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   }
   s.vif.poll_budget_pct = given(app, "--poll-budget-pct", v.poll_budget_pct);
   s.vif.poll_max_steal_pct = given(app, "--poll-max-steal-pct", v.poll_max_steal_pct);
-  s.vif.coalesce_us = given(app, "--coalesce-us", v.coalesce_us);
   s.vif.split_event_channels = given(app, "--split-event-channels", v.split_event_channels);
   s.vif.tx_batch = given(app, "--tx-batch", v.tx_batch);
   s.vif.rx_batch = given(app, "--rx-batch", v.rx_batch);

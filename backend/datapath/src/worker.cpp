@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <ctime>
 #include <optional>
 #include <system_error>
 
@@ -28,18 +27,16 @@ worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
       pump_(rings.channel, ctx.counters),
       window_(poll_window_max(ctx.config.tuning)),
       budget_(ctx.config.tuning.poll_budget_pct),
-      steal_(ctx.config.tuning.poll_max_steal_pct),
-      coalescer_(std::chrono::microseconds(ctx.config.tuning.coalesce_us)) {}
+      steal_(ctx.config.tuning.poll_max_steal_pct) {}
 
 const char* worker::run() {
   readiness ready;  // the first step looks at everything
   clock::time_point last_work = clock::now();
   std::optional<clock::time_point> spin_from;  // the previous iteration was a spin
   while (!stopping_.load(std::memory_order_acquire)) {
-    // The precise clock only while busy-polling or coalescing may pay: their
-    // windows and gaps are microseconds, every other timer here is milliseconds.
-    const bool precise = spin_possible_ || coalescer_.interval().count() > 0;
-    const clock::time_point now = precise ? clock::now() : coarse_now();
+    // The precise clock only while busy-polling may pay: its windows are
+    // microseconds, every other timer here is milliseconds.
+    const clock::time_point now = spin_possible_ ? clock::now() : coarse_now();
     if (spin_from) {
       budget_.charge(now, now - *spin_from);
       bump(ctx_.counters.poll_us,
@@ -50,12 +47,6 @@ const char* worker::run() {
     const step_result r = step(now, ready);
     if (r.fault != nullptr) {
       return r.fault;
-    }
-    if (coalesced_) {
-      coalescer_.after_sleep(r.worked);
-      coalesced_ = false;
-    } else if (r.worked) {
-      coalescer_.on_work(now - last_work);
     }
     if (r.worked) {
       if (spinning_) {
@@ -82,12 +73,6 @@ const char* worker::run() {
       continue;
     }
     spinning_ = false;
-    if (may_coalesce()) {
-      bump(ctx_.counters.coalesced_sleeps);
-      coalesced_ = true;
-      ready = wait_coalescing(coalescer_.interval());
-      continue;
-    }
     if (final_check()) {
       ready = readiness{false, false};
       continue;
@@ -198,13 +183,6 @@ bool worker::may_spin(clock::time_point now, clock::time_point last_work) {
   return wanted;
 }
 
-bool worker::may_coalesce() const {
-  // Asked only where the worker does not spin (polling off, refused for steal
-  // or budget, or the window closed). Not while the rate limit holds TX
-  // back: its credit timer decides then.
-  return coalescer_.wanted() && !tx_throttled_;
-}
-
 int worker::poll_timeout_ms(clock::time_point now) const {
   std::optional<clock::time_point> deadline = pump_.unmask_deadline();
   const auto earliest = [&deadline](clock::time_point t) {
@@ -272,38 +250,12 @@ readiness worker::wait(int timeout_ms) {
   const auto ready_at = [&fds](int i) {
     return i >= 0 && (fds[static_cast<std::size_t>(i)].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
   };
-  if (kick_at >= 0 && answer_kick(fds[static_cast<std::size_t>(kick_at)].revents)) {
+  if (ready_at(kick_at) && kick_->take()) {
+    bump(ctx_.counters.kicks);
+    notify(true, true);  // every port of the queue, once
     return readiness{};  // look at everything, as after an event
   }
   return readiness{ready_at(events_at), ready_at(tap_at)};
-}
-
-readiness worker::wait_coalescing(std::chrono::microseconds interval) {
-  std::array<pollfd, 2> fds{};
-  fds[0] = pollfd{stop_fd_, POLLIN, 0};
-  nfds_t count = 1;
-  if (kick_ != nullptr) {
-    fds[count++] = pollfd{kick_->fd(), POLLIN, 0};
-  }
-  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(interval);
-  const timespec timeout{static_cast<time_t>(secs.count()),
-                         static_cast<long>(std::chrono::nanoseconds(interval - secs).count())};
-  if (::ppoll(fds.data(), count, &timeout, nullptr) < 0 && errno != EINTR) {
-    throw std::system_error(errno, std::generic_category(), "ppoll");
-  }
-  if (count > 1) {
-    (void)answer_kick(fds[1].revents);
-  }
-  return readiness{};  // the guest did not kick meanwhile: look at everything
-}
-
-bool worker::answer_kick(short revents) {
-  if ((revents & (POLLIN | POLLERR | POLLHUP)) == 0 || !kick_->take()) {
-    return false;
-  }
-  bump(ctx_.counters.kicks);
-  notify(true, true);  // every port of the queue, once
-  return true;
 }
 
 }  // namespace unetback::datapath

@@ -2,9 +2,7 @@
 // The queue worker. One step() is one bounded sweep of TX and RX with its
 // notifications and event accounting; run() is the thread's loop around it:
 // step again while work remains, else busy-poll (while it pays: poll_window,
-// spin_budget, steal_meter), or, where it does not spin and work keeps
-// coming, sleep a short interval with the event thresholds unarmed
-// (coalescer.hpp), or arm the rings' event thresholds, look once
+// spin_budget, steal_meter) or arm the rings' event thresholds, look once
 // more (ring.h's final check) and sleep in poll() on the event-channel fd,
 // the stop eventfd, an operator's kick eventfd (kick_request.hpp) and (only
 // while RX buffers are posted) the TAP fd. What poll() reports decides what
@@ -15,7 +13,6 @@
 #include <atomic>
 #include <cstdint>
 
-#include "coalescer.hpp"
 #include "event_pump.hpp"
 #include "kick_request.hpp"
 #include "poll_window.hpp"
@@ -90,19 +87,12 @@ class worker {
   void notify(bool tx, bool rx);
   void publish();
   [[nodiscard]] bool may_spin(clock::time_point now, clock::time_point last_work);
-  /// Whether the next sleep is a coalescing one (coalescer.hpp).
-  [[nodiscard]] bool may_coalesce() const;
   /// The longest busy-poll: tuning.poll_us, or what auto stands for here.
   [[nodiscard]] static std::chrono::microseconds poll_window_max(const queue_tuning& t);
   /// One busy-poll look: the rings a few times, then the fds.
   [[nodiscard]] readiness spin_look();
   /// poll() on the worker's fds for at most timeout_ms (0: just look).
   [[nodiscard]] readiness wait(int timeout_ms);
-  /// A coalescing sleep: `interval` on a timer, woken early only by a stop
-  /// or an operator's kick; then everything is looked at.
-  [[nodiscard]] readiness wait_coalescing(std::chrono::microseconds interval);
-  /// Answers an operator's kick if `revents` says its fd is readable.
-  [[nodiscard]] bool answer_kick(short revents);
 
   /// Ring looks per busy-poll look before the fds are polled.
   static constexpr int spin_rounds = 64;
@@ -120,13 +110,11 @@ class worker {
   poll_window window_;         ///< adaptive busy-poll, at most tuning.poll_us
   spin_budget budget_;         ///< at most tuning.poll_budget_pct of the time
   steal_meter steal_;          ///< no spinning while the hypervisor is overcommitted
-  coalescer coalescer_;        ///< timed sleeps instead, while work keeps coming
   bool tx_throttled_ = false;  ///< the last TX sweep ran out of `rate` credit
   /// Busy-polling is on and the host not overcommitted: time is read precisely.
   bool spin_possible_ = true;
-  bool slept_ = false;      ///< the worker slept since its last work
-  bool spinning_ = false;   ///< in a busy-poll that has not found work yet
-  bool coalesced_ = false;  ///< the last sleep was a coalescing one
+  bool slept_ = false;     ///< the worker slept since its last work
+  bool spinning_ = false;  ///< in a busy-poll that has not found work yet
 };
 
 }  // namespace unetback::datapath

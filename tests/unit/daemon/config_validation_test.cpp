@@ -50,7 +50,6 @@ constexpr std::array key_cases{
     key_case{"poll-us", "-1", "[50]", "0..1000000", true},
     key_case{"poll-budget-pct", "101", "\"25%\"", "0..100", true},
     key_case{"poll-max-steal-pct", "-1", "5.5", "0..100", true},
-    key_case{"coalesce-us", "10001", "\"1ms\"", "0..10000", true},
     key_case{"tx-batch", "257", "64.5", "1..256", true},
     key_case{"tx-batch", "0", "\"64\"", "1..256", true},
     key_case{"rx-batch", "257", "false", "1..256", true},

@@ -7,9 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <thread>
-
 #include "queue_fixture.hpp"
 
 namespace unetback::datapath::test {
@@ -84,39 +81,6 @@ TEST_F(WorkerPolling, AnExhaustedSpinBudgetMeansNoSpinning) {
   config_.tuning.poll_max_steal_pct = 100;
   start_queue();
   expect_a_kick_for_every_request(30);
-}
-
-// Coalescing (coalescer.hpp) where the worker does not spin: a guest that
-// keeps sending finds the worker sleeping on a timer with req_event unarmed,
-// so its requests need no kicks; a guest that pauses between requests (a
-// ping-pong) gets a kick-driven worker, without the interval added.
-TEST_F(WorkerPolling, CoalescingWhileWorkKeepsComingStopsNeedingKicks) {
-  config_.tuning.poll_us = 0;
-  config_.tuning.coalesce_us = 5000;  // generous: this machine may be loaded (ASan, CI)
-  start_queue();
-  const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 40));
-  int kicks = 0;
-  for (std::uint16_t i = 0; i < 100; ++i) {
-    kicks += round_trip(f, i) ? 1 : 0;
-  }
-  EXPECT_LT(kicks, 50);
-  EXPECT_GT(counters().coalesced_sleeps, 0U);
-  ASSERT_TRUE(wait_tx_responses(100));
-}
-
-TEST_F(WorkerPolling, PausesLongerThanTheIntervalMeanNoCoalescing) {
-  config_.tuning.poll_us = 0;
-  config_.tuning.coalesce_us = 200;
-  start_queue();
-  const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 40));
-  for (std::uint16_t i = 0; i < 10; ++i) {
-    (void)round_trip(f, i);
-    // The guest's think time: the gaps between the worker's work are at
-    // least this long, however loaded the machine.
-    std::this_thread::sleep_for(std::chrono::milliseconds{5});
-  }
-  ASSERT_TRUE(wait_tx_responses(10));
-  EXPECT_EQ(counters().coalesced_sleeps, 0U);
 }
 
 }  // namespace

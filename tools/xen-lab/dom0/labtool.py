@@ -22,7 +22,7 @@ import sys
 DEFAULT_COUNTERS = ["rx_packets", "rx_slots", "tx_packets", "notify_sent", "events_received",
                     "spurious_events", "event_storm_backoffs", "rx_stalls", "grant_copy_calls",
                     "grant_copy_segments", "poll_spins", "poll_hits", "poll_us",
-                    "poll_refused_steal", "poll_refused_budget", "coalesced_sleeps"]
+                    "poll_refused_steal", "poll_refused_budget"]
 
 
 def iperf_summary(doc):

@@ -41,11 +41,6 @@ struct queue_tuning {
   /// a spinning worker would hold a CPU that a guest or dom0 waits for.
   /// 100 = spin regardless.
   std::uint32_t poll_max_steal_pct = 5;
-  /// Where the worker does not busy-poll (off, or refused for steal or
-  /// budget) and work keeps arriving sooner than this (µs) after the last,
-  /// sleep this long on a timer with the guest's kicks unarmed instead of
-  /// waking for each (coalescer.hpp; 0 = off).
-  std::uint32_t coalesce_us = 0;
   std::uint32_t tx_batch = 64;  ///< max TX requests handled per sweep
   std::uint32_t rx_batch = 64;  ///< max RX packets handled per sweep
   /// Kick the frontend after every sweep that produced responses, ignoring

@@ -58,8 +58,7 @@
   X(poll_hits, "busy-polls that found work before the window ended")                              \
   X(poll_us, "microseconds spent busy-polling")                                                   \
   X(poll_refused_steal, "busy-polls not started: dom0's steal time was over poll-max-steal-pct")  \
-  X(poll_refused_budget, "busy-polls not started: the queue had spent its poll-budget-pct")       \
-  X(coalesced_sleeps, "timed sleeps with the guest's kicks unarmed while work kept coming")
+  X(poll_refused_budget, "busy-polls not started: the queue had spent its poll-budget-pct")
 
 namespace unetback::datapath {
 
