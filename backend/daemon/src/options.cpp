@@ -110,6 +110,7 @@ struct cli_values {
   std::string platform, sim_dir, xenstore, control_socket, state_dir, log_level, log_target;
   std::string metrics_listen;
   long long max_queues = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
+  long long rx_stall_timeout_ms = 0, rx_drain_timeout_ms = 0, max_xdp_headroom = 0;
   std::string poll_us;
   long long poll_budget_pct = 0, poll_max_steal_pct = 0;
   bool wait_for_hotplug = true;
@@ -182,6 +183,16 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--rx-backlog-bytes", v.rx_backlog,
                  "RX backlog cap, " + range_text(detail::backlog_range))
       ->check(in(detail::backlog_range));
+  app.add_option("--rx-stall-timeout-ms", v.rx_stall_timeout_ms,
+                 "no RX buffers this long: carrier off, " + range_text(detail::stall_ms_range))
+      ->check(in(detail::stall_ms_range));
+  app.add_option("--rx-drain-timeout-ms", v.rx_drain_timeout_ms,
+                 "no RX buffers this long: drop what waits, " + range_text(detail::stall_ms_range))
+      ->check(in(detail::stall_ms_range));
+  app.add_option("--max-xdp-headroom", v.max_xdp_headroom,
+                 "most XDP headroom a frontend may request (bytes), " +
+                     range_text(detail::xdp_headroom_range))
+      ->check(in(detail::xdp_headroom_range));
   app.add_flag("--notify-always", v.notify_always,
                "kick the guest after every sweep with responses (benchmark lever)");
   auto* wait = app.add_option("--wait-for-hotplug", v.wait_for_hotplug,
@@ -232,6 +243,9 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.vif.tx_batch = given(app, "--tx-batch", v.tx_batch);
   s.vif.rx_batch = given(app, "--rx-batch", v.rx_batch);
   s.vif.rx_backlog_bytes = given(app, "--rx-backlog-bytes", v.rx_backlog);
+  s.vif.rx_stall_timeout_ms = given(app, "--rx-stall-timeout-ms", v.rx_stall_timeout_ms);
+  s.vif.rx_drain_timeout_ms = given(app, "--rx-drain-timeout-ms", v.rx_drain_timeout_ms);
+  s.max_xdp_headroom = given(app, "--max-xdp-headroom", v.max_xdp_headroom);
   if (v.notify_always) {
     s.vif.notify_always = true;
   }

@@ -340,6 +340,13 @@ TEST_F(ConfigValidation, EachFlagOverridesItsKeyInTheFile) {
   EXPECT_TRUE(f.supervisor.defaults.wait_for_hotplug);
   EXPECT_TRUE(f.supervisor.defaults.tuning.notify_always);
   EXPECT_EQ(f.supervisor.defaults.tuning.rx_stall_timeout, std::chrono::milliseconds(5000));
+  write_config(
+      "[daemon]\nrx-stall-timeout-ms = 5000\nrx-drain-timeout-ms = 5000\nmax-xdp-headroom = 64\n");
+  const daemon_options g = accepted({"--rx-stall-timeout-ms", "7000", "--rx-drain-timeout-ms",
+                                     "2000", "--max-xdp-headroom", "0"});
+  EXPECT_EQ(g.supervisor.defaults.tuning.rx_stall_timeout, std::chrono::milliseconds(7000));
+  EXPECT_EQ(g.supervisor.defaults.tuning.rx_drain_timeout, std::chrono::milliseconds(2000));
+  EXPECT_EQ(g.supervisor.defaults.max_xdp_headroom, 0U);
 }
 
 TEST_F(ConfigValidation, FlagsApplyToVifSectionsExceptWhatTheSectionSets) {
@@ -382,6 +389,9 @@ TEST_F(ConfigValidation, BadFlagValuesNameTheFlagAndRangeEvenWithAGoodFile) {
       {{"--wait-for-hotplug", "maybe"}, {"--wait-for-hotplug"}},
       {{"--max-queues", "four"}, {"--max-queues"}},
       {{"--state-dir", "run/unetback"}, {"--state-dir", "absolute path"}},
+      {{"--rx-stall-timeout-ms", "999"}, {"--rx-stall-timeout-ms", "3600000"}},
+      {{"--rx-drain-timeout-ms", "3600001"}, {"--rx-drain-timeout-ms", "3600000"}},
+      {{"--max-xdp-headroom", "1025"}, {"--max-xdp-headroom", "1024"}},
   };
   for (const auto& [args, parts] : cases) {
     SCOPED_TRACE(args.front() + " " + args.back());
