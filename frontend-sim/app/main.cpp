@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "unetback/rings/ids.hpp"
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
 #include "unetback/sim/netfront/guest_tap.hpp"
@@ -62,7 +63,9 @@ struct cli_options {
 };
 
 void add_options(CLI::App& app, cli_options& o) {
-  app.add_option("--domid", o.domid, "guest domain id")->required()->check(CLI::Range(1, 0x7fef));
+  app.add_option("--domid", o.domid, "guest domain id")
+      ->required()
+      ->check(CLI::Range(1, int{unetback::domid_max}));
   app.add_option("--xenstore-dir", o.xenstore_dir, "sim-xenstored dir (socket.d<D>)")
       ->required()
       ->check(CLI::ExistingDirectory);

@@ -1,6 +1,7 @@
 #include "unetback/control/backend_keys.hpp"
 
 #include "key_parser.hpp"
+#include "unetback/rings/ids.hpp"
 #include "unetback/xs/permission.hpp"
 
 namespace unetback::control {
@@ -23,7 +24,7 @@ key_result<backend_config> parse_backend_keys(const key_reader& read, domid fron
   detail::key_parser p(read);
   backend_config cfg;
   cfg.devid = devid;
-  cfg.frontend = domid{static_cast<std::uint16_t>(p.number("frontend-id", 0, 0x7FEF))};
+  cfg.frontend = domid{static_cast<std::uint16_t>(p.number("frontend-id", 0, domid_max))};
   if (p.ok() && cfg.frontend != frontend) {
     p.fail(key_error::kind::inconsistent, "frontend-id", "differs from the backend directory");
   }

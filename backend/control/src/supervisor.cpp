@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "unetback/rings/ids.hpp"
 #include "unetback/xs/permission.hpp"
 
 namespace unetback::control {
@@ -62,7 +63,7 @@ void supervisor::on_watch(std::string_view path, std::string_view token) {
   }
   if (token.starts_with("fe:")) {
     const auto colon = token.find(':', 3);
-    const auto d = parse_component(token.substr(3, colon - 3), 0x7FEF);
+    const auto d = parse_component(token.substr(3, colon - 3), domid_max);
     const auto n = colon == std::string_view::npos
                        ? std::nullopt
                        : parse_component(token.substr(colon + 1), 65535);
@@ -77,7 +78,7 @@ void supervisor::on_watch(std::string_view path, std::string_view token) {
   }
   const auto slash1 = rest.find('/');
   const auto slash2 = slash1 == std::string_view::npos ? slash1 : rest.find('/', slash1 + 1);
-  const auto d = parse_component(rest.substr(0, slash1), 0x7FEF);
+  const auto d = parse_component(rest.substr(0, slash1), domid_max);
   const auto n = slash1 == std::string_view::npos
                      ? std::nullopt
                      : parse_component(rest.substr(slash1 + 1, slash2 - slash1 - 1), 65535);
@@ -126,7 +127,7 @@ void supervisor::run_pending() {
 void supervisor::scan() {
   try {
     for (const std::string& dname : xs_.directory(env_->backend_root)) {
-      const auto d = parse_component(dname, 0x7FEF);
+      const auto d = parse_component(dname, domid_max);
       if (!d) {
         continue;
       }

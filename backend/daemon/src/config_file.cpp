@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "unetback/metrics/listen_address.hpp"
+#include "unetback/rings/ids.hpp"
 #include "unetback/service/logging.hpp"
 #include "unetback/xs/permission.hpp"
 
@@ -165,7 +166,7 @@ settings_layer daemon_table(const toml::table& t, const std::string& file) {
 std::pair<std::uint16_t, unsigned> vif_id(const std::string& name, const std::string& file) {
   const auto dot = name.find('.');
   const auto d =
-      dot == std::string::npos ? std::nullopt : xs::parse_decimal(name.substr(0, dot), 0x7FEF);
+      dot == std::string::npos ? std::nullopt : xs::parse_decimal(name.substr(0, dot), domid_max);
   const auto n =
       dot == std::string::npos ? std::nullopt : xs::parse_decimal(name.substr(dot + 1), 65535);
   if (!d || !n) {

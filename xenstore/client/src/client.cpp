@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "unetback/rings/ids.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::xs {
@@ -130,7 +131,7 @@ domid client::own_domid() {
     throw error(ENOENT, "read", "domid");
   }
   // DOMID_FIRST_RESERVED (0x7FF0) and above are not real domains.
-  const auto id = parse_decimal(*value, 0x7FEF);
+  const auto id = parse_decimal(*value, domid_max);
   if (!id) {
     throw error(EINVAL, "parse", "domid");
   }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <xen/io/xs_wire.h>
 
+#include "unetback/rings/ids.hpp"
 #include "unetback/xs/sim/path.hpp"
 
 namespace unetback::xs::sim {
@@ -108,7 +109,7 @@ engine::op_result engine::dispatch(conn_id c, connection& conn, const request& r
     case XS_GET_DOMAIN_PATH:
       return do_get_domain_path(req);
     case XS_RESUME: {
-      const auto d = parse_decimal(req.args.at(0), 0x7FEF);
+      const auto d = parse_decimal(req.args.at(0), domid_max);
       if (!conn.privileged) {
         return {EACCES, {}};
       }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "unetback/rings/ids.hpp"
 #include "unetback/xs/sim/engine.hpp"
 #include "unetback/xs/sim/path.hpp"
 
@@ -122,7 +123,7 @@ engine::op_result engine::do_introduce(const connection& conn, const request& re
     return {EACCES, {}};
   }
   // "<domid>\0<mfn>\0<port>\0"; dom0 and reserved ids cannot be introduced.
-  const auto d = parse_decimal(req.args.at(0), 0x7FEF);
+  const auto d = parse_decimal(req.args.at(0), domid_max);
   const auto mfn = parse_decimal(req.args.at(1), UINT64_MAX);
   const auto port = parse_decimal(req.args.at(2), UINT32_MAX);
   if (!d || *d == 0 || !mfn || !port) {
@@ -144,7 +145,7 @@ engine::op_result engine::do_release(const connection& conn, const request& req)
   if (!conn.privileged) {
     return {EACCES, {}};
   }
-  const auto d = parse_decimal(req.args.at(0), 0x7FEF);
+  const auto d = parse_decimal(req.args.at(0), domid_max);
   if (!d || *d == 0) {
     return {EINVAL, {}};
   }

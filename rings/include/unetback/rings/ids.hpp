@@ -24,6 +24,9 @@ class strong_id {
 
 /// A Xen domain id (domid_t).
 using domid = strong_id<struct domid_tag, std::uint16_t>;
+/// The highest id a real domain can have: DOMID_FIRST_RESERVED - 1 (xen/xen.h);
+/// the ids above name special domains (DOMID_SELF, DOMID_IO, ...).
+inline constexpr std::uint16_t domid_max = 0x7FEF;
 /// A grant reference (grant_ref_t), local to the granting domain.
 using grant_ref = strong_id<struct grant_ref_tag, std::uint32_t>;
 /// An event-channel port (evtchn_port_t), local to the domain that owns it.
