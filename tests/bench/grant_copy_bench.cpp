@@ -19,6 +19,7 @@
 #include "unetback/platform/grant_table.hpp"
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/sim_platform.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::bench {
 namespace {
@@ -32,11 +33,6 @@ constexpr std::uint32_t page = 4096;
 class sim_world {
  public:
   sim_world() {
-    std::string tmpl = "/tmp/unbbench-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      throw std::system_error(errno, std::generic_category(), "mkdtemp");
-    }
-    dir_ = tmpl;
     sim::domain_config c;
     c.sim_dir = dir_;
     c.id = guest_id;
@@ -54,8 +50,6 @@ class sim_world {
   ~sim_world() {
     platform_.reset();
     guest_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
   }
   sim_world(const sim_world&) = delete;
   sim_world& operator=(const sim_world&) = delete;
@@ -64,7 +58,8 @@ class sim_world {
   [[nodiscard]] grant_ref ref(std::uint32_t i) const { return refs_[i % refs_.size()]; }
 
  private:
-  std::filesystem::path dir_;
+  test_support::temp_dir tmp_{"unbbench-"};
+  std::filesystem::path dir_ = tmp_.path();
   std::unique_ptr<sim::guest_domain> guest_;
   std::unique_ptr<sim::sim_platform> platform_;
   std::vector<grant_ref> refs_;

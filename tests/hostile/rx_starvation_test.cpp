@@ -10,8 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "harness/hostile_fixture.hpp"
@@ -170,19 +168,11 @@ TEST_F(RxStarvation, FramesAreCopiedExactlyIntoGuestBuffers) {
   expect_contained();
 }
 
-/// RxStarvation with both RX timeouts short (configuration file: they have no
-/// command-line flags).
+/// RxStarvation with both RX timeouts short.
 class RxStall : public RxStarvation {
  protected:
   world_options world_config() override {
-    config_ = std::filesystem::temp_directory_path() /
-              ("unetback-rxstall-" + std::to_string(::getpid()) + ".toml");
-    std::ofstream(config_) << "[daemon]\nrx-stall-timeout-ms = 3000\nrx-drain-timeout-ms = 1000\n";
-    return {{"--config", config_.string()}};
-  }
-  void TearDown() override {
-    RxStarvation::TearDown();
-    std::filesystem::remove(config_);
+    return {{"--rx-stall-timeout-ms", "3000", "--rx-drain-timeout-ms", "1000"}};
   }
   /// The host side of vif2.0 has a carrier (ip: LOWER_UP, not NO-CARRIER).
   bool has_carrier() {
@@ -193,7 +183,6 @@ class RxStall : public RxStarvation {
     const auto& flags = link["flags"];
     return std::find(flags.begin(), flags.end(), "NO-CARRIER") == flags.end();
   }
-  std::filesystem::path config_;
 };
 
 TEST_F(RxStall, StalledGuestHasNoCarrierUntilItPostsBuffersAndGetsNoStaleFrames) {

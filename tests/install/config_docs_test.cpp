@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "unetback/daemon/options.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::daemon {
 namespace {
@@ -34,10 +35,7 @@ class ConfigDocs : public ::testing::Test {
     const char* src = std::getenv("UNETBACK_SOURCE_DIR");
     ASSERT_NE(src, nullptr) << "UNETBACK_SOURCE_DIR not set";
     source_ = src;
-    dir_ = fs::temp_directory_path() / ("unetback-config-docs-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Parses `text` as the configuration file; fails the test on an early exit.
   daemon_options parse(const std::string& text) {
@@ -52,7 +50,8 @@ class ConfigDocs : public ::testing::Test {
   }
 
   fs::path source_;
-  fs::path dir_;
+  test_support::temp_dir tmp_{"unetback-config-docs-"};
+  fs::path dir_ = tmp_.path();
 };
 
 TEST_F(ConfigDocs, ShippedConfigurationMeansTheDefaults) {

@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "unetback/test_support/temp_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -82,9 +84,6 @@ class ServiceProtocol : public ::testing::Test {
     const char* bin = std::getenv("UNETBACK_BIN");
     ASSERT_NE(bin, nullptr) << "UNETBACK_BIN not set";
     bin_ = bin;
-    char tmpl[] = "/tmp/unetback-svc-proto.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     fs::create_directories(dir_ / "xs");
     fs::create_directories(dir_ / "sim");
     std::ofstream(dir_ / "unetback.toml") << "[daemon]\n";
@@ -104,7 +103,6 @@ class ServiceProtocol : public ::testing::Test {
       }
     }
     ::close(notify_);
-    fs::remove_all(dir_);
   }
 
   void start_xenstored() {
@@ -163,7 +161,8 @@ class ServiceProtocol : public ::testing::Test {
   }
 
   fs::path bin_;
-  fs::path dir_;
+  unetback::test_support::temp_dir tmp_{"unetback-svc-proto."};
+  fs::path dir_ = tmp_.path();
   int notify_ = -1;
   pid_t xenstored_ = -1;
   pid_t daemon_ = -1;

@@ -11,6 +11,8 @@
 
 namespace unetback::control {
 
+using datapath::fault_kind;
+
 namespace {
 
 constexpr int max_steps_per_refresh = 12;  // the longest path is 4 edges plus actions
@@ -33,10 +35,10 @@ vif::vif(vif_env& env, vif_options options, domid frontend, unsigned devid)
       config_ = std::move(parsed.value());
       warn_if_rate_ignored();
     } else {
-      fail("backend keys: " + parsed.error().message());
+      fail(fault_kind::host, "backend keys: " + parsed.error().message());
     }
   } catch (const std::exception& e) {
-    fail(std::string("reading backend keys: ") + e.what());
+    fail(fault_kind::host, std::string("reading backend keys: ") + e.what());
   }
 }
 
@@ -70,13 +72,13 @@ vif_snapshot vif::read_snapshot() {
                        : xenbus_state::unknown;
   // A frontend that re-initialises asks for a fresh attempt (§1.10).
   if (s.frontend == xenbus_state::initialising && last_frontend_ != xenbus_state::initialising) {
-    failed_ = false;
+    failure_.reset();
   }
   last_frontend_ = s.frontend;
   backend_state_ = s.backend;
   s.backend_valid = config_.has_value();
   s.data_connected = queues_ != nullptr;
-  s.failed = failed_;
+  s.failed = failure_.has_value();
   s.disabled = disabled_reason_.has_value();
   return s;
 }
@@ -97,11 +99,11 @@ void vif::disable(const std::string& reason) {
 }
 
 bool vif::enable() {
-  const bool was_disabled = disabled_reason_.has_value() || failed_;
-  if (failed_) {
-    spdlog::warn("{}: enabled by the operator after a frontend fault ({}): trusting it again",
-                 tag(), fault_);
-    failed_ = false;
+  const bool was_disabled = disabled_reason_.has_value() || failure_.has_value();
+  if (failure_) {
+    spdlog::warn("{}: enabled by the operator after a {} fault ({}): trusting it again", tag(),
+                 to_string(failure_->kind), failure_->message);
+    failure_.reset();
   }
   if (disabled_reason_) {
     spdlog::info("{}: enabled", tag());
@@ -203,9 +205,8 @@ bool vif::write_state(xenbus_state st) {
 }
 
 // xenbus_dev_fatal: "<errno> <message>" under error/backend/vif/<D>/<N>.
-void vif::fail(const std::string& message) {
-  failed_ = true;
-  fault_ = message;
+void vif::fail(datapath::fault_kind kind, const std::string& message) {
+  failure_ = failure{kind, message};
   UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
   const std::string node = env_.error_root + "/" + std::to_string(frontend_.value()) + "/" +
                            std::to_string(devid_) + "/error";
@@ -216,11 +217,11 @@ void vif::fail(const std::string& message) {
   }
 }
 
-void vif::on_fault(std::uint64_t generation, queue_index q, const std::string& reason) {
+void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
   if (generation != generation_ || !queues_) {
     return;  // a fault of a connection that is already gone
   }
-  fail("queue " + std::to_string(q.value()) + ": " + reason);
+  fail(f.kind(), f.describe());
   if (tap_) {
     try {
       tap_->set_carrier(false);
@@ -259,11 +260,13 @@ nlohmann::json vif::describe() const {
   j["devid"] = devid_;
   j["state"] = std::string(name_of(backend_state_));
   j["tap"] = tap_name();
-  j["failed"] = failed_;
-  j["disabled"] = failed_ || disabled_reason_.has_value();
-  j["disabled_reason"] = disabled_reason_ ? *disabled_reason_
-                         : failed_        ? "frontend fault: " + fault_
-                                          : std::string();
+  j["failed"] = failure_.has_value();
+  j["fault_kind"] = failure_ ? to_string(failure_->kind) : "";
+  j["disabled"] = failure_.has_value() || disabled_reason_.has_value();
+  j["disabled_reason"] =
+      disabled_reason_ ? *disabled_reason_
+      : failure_       ? std::string(to_string(failure_->kind)) + " fault: " + failure_->message
+                       : std::string();
   j["queues"] = queues_ ? queues_->counters() : last_counters_;
   if (queues_) {
     if (auto ctrl = queues_->ctrl_counters(); !ctrl.is_null()) {

@@ -15,6 +15,8 @@
 
 namespace unetback::control {
 
+using datapath::fault_kind;
+
 namespace {
 
 rings::offload_features offloads_of(const datapath::frontend_features& f) {
@@ -43,7 +45,7 @@ bool vif::do_create_tap() {
     spdlog::info("{}: TAP {} ready", tag(), tap_->name());
     return true;
   } catch (const std::exception& e) {
-    fail(std::string("creating TAP: ") + e.what());
+    fail(fault_kind::host, std::string("creating TAP: ") + e.what());
     return false;
   }
 }
@@ -76,7 +78,7 @@ bool vif::do_advertise_features() {
       return true;
     });
   } catch (const std::exception& e) {
-    fail(std::string("advertising features: ") + e.what());
+    fail(fault_kind::host, std::string("advertising features: ") + e.what());
     return false;
   }
 }
@@ -108,11 +110,11 @@ void vif::start_data_path(frontend_config cfg) {
   req.ctrl_thread_name = ctrl_thread_name(frontend_, devid_);
   const std::uint64_t generation = ++generation_;
   // Called on a worker thread: only post to the control thread (XSA-90).
-  req.on_fault = [weak = weak_from_this(), ex = env_.executor, generation](
-                     queue_index q, const std::string& reason) {
-    boost::asio::post(ex, [weak, generation, q, reason] {
+  req.on_fault = [weak = weak_from_this(), ex = env_.executor,
+                  generation](const datapath::fault& f) {
+    boost::asio::post(ex, [weak, generation, f] {
       if (auto self = weak.lock()) {
-        self->on_fault(generation, q, reason);
+        self->on_fault(generation, f);
       }
     });
   };
@@ -146,32 +148,46 @@ void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
 // bring it up here.
 bool vif::do_connect() {
   if (!config_ || !tap_) {
-    fail("connect without backend configuration or TAP");
+    fail(fault_kind::backend, "connect without backend configuration or TAP");
     return false;
   }
   const std::string fe = config_->frontend_path + "/";
   const key_reader read = [&](std::string_view key) { return env_.xs.read(fe + std::string(key)); };
+  const bool resuming = resume_next_;
   try {
     auto keys = parse_frontend_keys(read, limits());
     if (!keys) {
-      fail("frontend " + keys.error().message());
+      fail(fault_kind::frontend, "frontend " + keys.error().message());
       return false;
     }
-    const bool resuming = resume_next_;
+    // Mapping the guest's rings and binding its ports fail mostly on what
+    // the frontend wrote (a stale grant ref, a closed port): its doing.
     start_data_path(std::move(keys.value()));
-    if (!options_.wait_for_hotplug) {
-      if (config_->bridge && !bridged_) {
-        bridge_tap(resuming);
-      }
-      tap_->set_up();  // no script will
-    }
   } catch (const std::exception& e) {
-    fail(std::string("connecting: ") + e.what());
+    fail(fault_kind::frontend, std::string("connecting: ") + e.what());
+    return false;
+  }
+  if (!options_.wait_for_hotplug && !bring_tap_up(resuming)) {
     return false;
   }
   // Guest-triggered (a frontend can reconnect in a loop): rate-limited.
   UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: data path connected", tag());
   return true;
+}
+
+// Without hotplug scripts the daemon bridges the TAP and brings it up; a
+// failure there is the host's (its bridge, its interface).
+bool vif::bring_tap_up(bool resuming) {
+  try {
+    if (config_->bridge && !bridged_) {
+      bridge_tap(resuming);
+    }
+    tap_->set_up();
+    return true;
+  } catch (const std::exception& e) {
+    fail(fault_kind::host, std::string("bringing the TAP up: ") + e.what());
+    return false;
+  }
 }
 
 // An adopted TAP may already be a port of the bridge (EBUSY): not an error.
@@ -202,7 +218,7 @@ void vif::follow_multicast_control() {
     detail::key_parser p(read);
     const bool on = p.flag(key);
     if (!p.ok()) {
-      fail("frontend " + p.error().message());
+      fail(fault_kind::frontend, "frontend " + p.error().message());
       env_.request_refresh(frontend_, devid_);
       return;
     }

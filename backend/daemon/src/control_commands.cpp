@@ -58,6 +58,7 @@ json list(const control::supervisor& sup, const json& request) {
                    {"state", v.value("state", "")},
                    {"tap", v.value("tap", "")},
                    {"failed", v.value("failed", false)},
+                   {"fault_kind", v.value("fault_kind", "")},
                    {"disabled", v.value("disabled", false)},
                    {"disabled_reason", v.value("disabled_reason", "")},
                    {"queues", v.value("queues", json::array()).size()}});

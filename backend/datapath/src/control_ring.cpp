@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "event_pump.hpp"
+#include "fault_report.hpp"
 #include "ring_dump.hpp"
 #include "thread_util.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
@@ -34,7 +35,7 @@ struct control_ring::impl {
 
   void release();
   void thread_main();
-  [[nodiscard]] const char* run();
+  [[nodiscard]] sweep_fault run();
   /// What one processing pass did.
   struct pass {
     std::uint32_t handled = 0;
@@ -139,7 +140,7 @@ control_ring::impl::pass control_ring::impl::process() {
   return pass{n, nullptr};
 }
 
-const char* control_ring::impl::run() {
+sweep_fault control_ring::impl::run() {
   event_pump pump(*channel, counters);
   while (!stopping.load(std::memory_order_acquire)) {
     const auto now = clock::now();
@@ -147,7 +148,7 @@ const char* control_ring::impl::run() {
     (void)pump.drain();
     const pass p = process();
     if (p.fault != nullptr) {
-      return p.fault;
+      return sweep_fault{fault_source::control_ring, p.fault};
     }
     pump.settle(p.handled > 0, now);
     if (p.handled > 0) {
@@ -168,31 +169,13 @@ const char* control_ring::impl::run() {
     }
     (void)::poll(fds.data(), count, timeout);
   }
-  return nullptr;
+  return {};
 }
 
 void control_ring::impl::thread_main() {
   set_thread_name(name);
-  std::string reason;
-  try {
-    if (const char* fault = run()) {
-      reason = fault;
-    }
-  } catch (const std::exception& e) {
-    reason = std::string("control ring exception: ") + e.what();
-  } catch (...) {
-    reason = "control ring exception";
-  }
-  if (reason.empty()) {
-    return;
-  }
-  spdlog::error("{}: frontend fault on the control ring: {}", name, reason);
-  if (on_fault) {
-    try {
-      on_fault(control_ring_fault_index, "control ring: " + reason);
-    } catch (const std::exception& e) {
-      spdlog::error("{}: fault handler threw: {}", name, e.what());
-    }
+  if (const auto f = run_to_fault([this] { return run(); }, std::nullopt)) {
+    report_fault(name, *f, on_fault);
   }
 }
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <thread>
 
+#include "fault_report.hpp"
 #include "kick_request.hpp"
 #include "ring_dump.hpp"
-#include "tap_errors.hpp"
 #include "thread_util.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
 #include "worker.hpp"
@@ -35,7 +35,6 @@ struct queue::impl {
   void kick_after_resume();
   void release();
   void thread_main();
-  void report_fault(const std::string& reason);
 
   queue_config config;
   std::unique_ptr<platform::frame_port> tap;
@@ -128,36 +127,11 @@ void queue::impl::release() {
   }
 }
 
-void queue::impl::report_fault(const std::string& reason) {
-  bump(counters.faults);
-  // A deleted TAP is the host's doing, not the guest's: say so.
-  const char* whose = reason == tap_gone_fault ? "host fault" : "frontend fault";
-  spdlog::error("{}: {}, queue stopped: {}", config.name, whose, reason);
-  if (on_fault) {
-    try {
-      on_fault(config.index, reason);
-    } catch (const std::exception& e) {
-      spdlog::error("{}: fault handler threw: {}", config.name, e.what());
-    }
-  }
-}
-
-// The thread boundary: an exception escaping the loop becomes a fault, never
-// a crash of the daemon.
 void queue::impl::thread_main() {
   set_thread_name(config.name);
-  std::string reason;
-  try {
-    if (const char* fault = work->run()) {
-      reason = fault;
-    }
-  } catch (const std::exception& e) {
-    reason = std::string("worker exception: ") + e.what();
-  } catch (...) {
-    reason = "worker exception";
-  }
-  if (!reason.empty()) {
-    report_fault(reason);
+  if (const auto f = run_to_fault([this] { return work->run(); }, config.index)) {
+    bump(counters.faults);
+    report_fault(config.name, *f, on_fault);
   }
 }
 

@@ -61,7 +61,7 @@ rx_sweep_result rx_path::plan(clock::time_point now, bool tap_readable, copy_bat
   reads_ = 0;
   // Without posted buffers the TAP was not polled: what it holds is unknown.
   waiting_ = fill(tap_readable || !had_slots);
-  if (cur_.fault != nullptr) {
+  if (cur_.fault) {
     placed_.clear();
     seg_plan_.clear();
     seg_copy_.clear();
@@ -90,7 +90,7 @@ bool rx_path::fill(bool tap_readable) {
   while (reads_ < batch_ || held_) {
     const auto avail = ring_.unconsumed_requests();
     if (!avail) {
-      cur_.fault = rings::to_string(avail.error());
+      cur_.fault = sweep_fault{fault_source::rx_ring, rings::to_string(avail.error())};
       return false;
     }
     slots_posted_ = avail.value() > 0;
@@ -145,7 +145,7 @@ bool rx_path::read_one() {
   if (n < 0) {
     bump(ctx_.counters.rx_tap_read_errors);
     if (tap_gone(n)) {
-      cur_.fault = tap_gone_fault;
+      cur_.fault = sweep_fault{fault_source::tap, tap_gone_fault};
       return false;
     }
     UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: TAP read failed: errno {}", ctx_.config.name,

@@ -26,6 +26,7 @@
 #include "copy_batch.hpp"
 #include "page_buffer.hpp"
 #include "queue_context.hpp"
+#include "sweep_fault.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/rx_builder.hpp"
@@ -39,9 +40,9 @@ struct rx_sweep_result {
   /// The guest posted buffers where none were: what a kick for RX buffers is
   /// for (event accounting counts it as work; further postings are not).
   bool slots_arrived = false;
-  bool more = false;            ///< stopped at a bound: sweep again
-  bool notify = false;          ///< the frontend asked to be notified
-  const char* fault = nullptr;  ///< hostile frontend: stop touching the rings
+  bool more = false;    ///< stopped at a bound: sweep again
+  bool notify = false;  ///< the frontend asked to be notified
+  sweep_fault fault;    ///< stop touching the rings (a hostile frontend, a TAP gone)
 };
 
 class rx_path {

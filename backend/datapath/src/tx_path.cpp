@@ -83,7 +83,7 @@ tx_sweep_result tx_path::plan(clock::time_point now, copy_batch& batch) {
   last_req_prod_ = req_prod;
   const auto unconsumed = ring_.unconsumed_requests(req_prod);
   if (!unconsumed) {
-    cur_.fault = rings::to_string(unconsumed.error());
+    cur_.fault = sweep_fault{fault_source::tx_ring, rings::to_string(unconsumed.error())};
     return cur_;
   }
   const std::uint32_t n = unconsumed.value();
@@ -94,7 +94,7 @@ tx_sweep_result tx_path::plan(clock::time_point now, copy_batch& batch) {
   ring_.copy_requests(std::span(window_).first(n));
   buf_used_ = 0;
   const std::uint32_t planned = plan_packets(n, now);
-  if (cur_.fault != nullptr) {
+  if (cur_.fault) {
     // Hostile frontend: nothing consumed, nothing answered, nothing to copy.
     packets_.clear();
     seg_packet_.clear();
@@ -135,7 +135,7 @@ std::uint32_t tx_path::plan_packets(std::uint32_t n, clock::time_point now) {
     const auto window = std::span<const rings::tx_request>(window_).subspan(pos, n - pos);
     const rings::tx_parse_result parsed = rings::parse_tx_packet(window, limits_);
     if (parsed.fatal()) {
-      cur_.fault = rings::to_string(parsed.error);
+      cur_.fault = sweep_fault{fault_source::tx_ring, rings::to_string(parsed.error)};
       return 0;
     }
     if (!plan_one(parsed, pos, now)) {
@@ -286,7 +286,9 @@ void tx_path::deliver(pending_packet& pkt) {
   } else {
     bump(ctx_.counters.tx_drops_tap_error);
     if (tap_gone(written)) {
-      cur_.fault = tap_gone_fault;  // answered as usual; the worker stops after this sweep
+      cur_.fault =
+          sweep_fault{fault_source::tap,
+                      tap_gone_fault};  // answered as usual; the worker stops after this sweep
     }
     UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: TAP write failed: errno {}",
                              ctx_.config.name, -written);

@@ -23,6 +23,7 @@
 #include "copy_batch.hpp"
 #include "page_buffer.hpp"
 #include "queue_context.hpp"
+#include "sweep_fault.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/tx_parser.hpp"
 
@@ -30,12 +31,12 @@ namespace unetback::datapath {
 
 /// What one TX sweep did.
 struct tx_sweep_result {
-  std::uint32_t consumed = 0;   ///< ring slots consumed and answered
-  bool new_requests = false;    ///< req_prod moved since the previous sweep
-  bool more = false;            ///< stopped at a bound with requests left: sweep again
-  bool throttled = false;       ///< out of `rate` credit until credit_ready_at()
-  bool notify = false;          ///< the frontend asked to be notified
-  const char* fault = nullptr;  ///< hostile frontend: stop touching the rings
+  std::uint32_t consumed = 0;  ///< ring slots consumed and answered
+  bool new_requests = false;   ///< req_prod moved since the previous sweep
+  bool more = false;           ///< stopped at a bound with requests left: sweep again
+  bool throttled = false;      ///< out of `rate` credit until credit_ready_at()
+  bool notify = false;         ///< the frontend asked to be notified
+  sweep_fault fault;           ///< stop touching the rings (a hostile frontend, a TAP gone)
 };
 
 class tx_path {

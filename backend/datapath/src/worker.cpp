@@ -8,7 +8,6 @@
 #include <optional>
 #include <system_error>
 
-#include "tap_errors.hpp"
 #include "thread_util.hpp"
 #include "wake_cost.hpp"
 
@@ -29,7 +28,7 @@ worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
       budget_(ctx.config.tuning.poll_budget_pct),
       steal_(ctx.config.tuning.poll_max_steal_pct) {}
 
-const char* worker::run() {
+sweep_fault worker::run() {
   readiness ready;  // the first step looks at everything
   clock::time_point last_work = clock::now();
   std::optional<clock::time_point> spin_from;  // the previous iteration was a spin
@@ -45,7 +44,7 @@ const char* worker::run() {
       spin_from.reset();
     }
     const step_result r = step(now, ready);
-    if (r.fault != nullptr) {
+    if (r.fault) {
       return r.fault;
     }
     if (r.worked) {
@@ -80,7 +79,7 @@ const char* worker::run() {
     ready = wait(poll_timeout_ms(now));
     slept_ = true;
   }
-  return nullptr;
+  return {};
 }
 
 step_result worker::step(clock::time_point now, readiness ready) {
@@ -96,21 +95,20 @@ step_result worker::step(clock::time_point now, readiness ready) {
   // worse for that (docs/performance.md, "Levers").
   copies_.clear();
   const tx_sweep_result tx_planned = tx_.plan(now, copies_);
-  if (tx_planned.fault != nullptr) {
-    return step_result{tx_planned.fault, fault_source::tx_ring};
+  if (tx_planned.fault) {
+    return step_result{.fault = tx_planned.fault};
   }
   copies_.issue(ctx_.grants, ctx_.counters);
   const tx_sweep_result tx = tx_.complete(copies_);
-  if (tx.fault != nullptr) {
+  if (tx.fault) {
     notify(tx.notify, false);
-    return step_result{tx.fault, fault_source::tap};  // answered; the TAP is gone
+    return step_result{.fault = tx.fault};  // answered; the TAP is gone
   }
   copies_.clear();
   const rx_sweep_result rx_planned = rx_.plan(now, ready.tap, copies_);
-  if (rx_planned.fault != nullptr) {
+  if (rx_planned.fault) {
     notify(tx.notify, false);
-    const bool tap = rx_planned.fault == tap_gone_fault;
-    return step_result{rx_planned.fault, tap ? fault_source::tap : fault_source::rx_ring};
+    return step_result{.fault = rx_planned.fault};
   }
   copies_.issue(ctx_.grants, ctx_.counters);
   const rx_sweep_result rx = rx_.complete(copies_);

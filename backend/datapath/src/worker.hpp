@@ -48,16 +48,14 @@ struct readiness {
   bool tap = true;     ///< the TAP queue may hold frames
 };
 
-/// Where a fault was found: a ring (the frontend's doing) or the TAP (the host's).
-enum class fault_source : std::uint8_t { none, tx_ring, rx_ring, tap };
-
 /// What one step did.
 struct step_result {
-  const char* fault = nullptr;  ///< hostile frontend: the rings were not touched after it
-  fault_source source = fault_source::none;  ///< a faulting ring's indices are as they were
-  bool again = false;                        ///< a sweep stopped at a bound: step again at once
-  bool worked = false;                       ///< requests consumed or packets delivered
-  bool tap_more = false;                     ///< the RX sweep stopped with frames left in the TAP
+  /// The rings were not touched after it; a faulting ring's indices are as
+  /// they were.
+  sweep_fault fault;
+  bool again = false;     ///< a sweep stopped at a bound: step again at once
+  bool worked = false;    ///< requests consumed or packets delivered
+  bool tap_more = false;  ///< the RX sweep stopped with frames left in the TAP
 };
 
 class worker {
@@ -70,9 +68,9 @@ class worker {
   worker(queue_context ctx, worker_rings rings, int stop_fd, const std::atomic<bool>& stopping,
          published_indices& published, kick_request* kick = nullptr);
 
-  /// Runs until stopping is set (returns nullptr) or the frontend proves
-  /// hostile (returns the reason; the rings were not touched after it).
-  [[nodiscard]] const char* run();
+  /// Runs until stopping is set (returns no fault) or a sweep finds one (a
+  /// hostile frontend, a TAP gone; the rings were not touched after it).
+  [[nodiscard]] sweep_fault run();
 
   /// One sweep of both rings at `now`, reading only what `ready` allows.
   [[nodiscard]] step_result step(clock::time_point now, readiness ready);

@@ -96,11 +96,11 @@ void vif_families(exposition& out, const json& vifs) {
     }
   }
   vif_gauge(out, vifs, "unetback_vif_disabled",
-            "1 while the vif is disabled (unetbackctl disable, or a frontend fault).",
+            "1 while the vif is disabled (unetbackctl disable, or a fault).",
             [](const json& v) { return v.value("disabled", false) ? 1U : 0U; });
   vif_gauge(out, vifs, "unetback_vif_frontend_fault",
             "1 while the vif is stopped because its frontend proved hostile.",
-            [](const json& v) { return v.value("failed", false) ? 1U : 0U; });
+            [](const json& v) { return v.value("fault_kind", "") == "frontend" ? 1U : 0U; });
   vif_gauge(out, vifs, "unetback_vif_queues", "Queues of the vif.",
             [](const json& v) { return v.value("queues", json::array()).size(); });
 }

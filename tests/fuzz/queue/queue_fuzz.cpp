@@ -12,7 +12,7 @@
 //     check, time passing; what the step may read is what poll() would say.
 // It runs the REAL data-path code (worker, tx_path, rx_path, event_pump of
 // backend/datapath/src) over the in-process fakes of tests/unit/datapath
-// (fake_platform.hpp: guest memory, grant copies, event channels) with a
+// (tests/support's fake_platform.hpp: guest memory, grant copies, event channels) with a
 // SOCK_SEQPACKET socketpair as the TAP, single-threaded and deterministic
 // (the fuzzer plays the worker). After every step it checks what the worker
 // and the guest rely on; a violation aborts:
@@ -41,20 +41,22 @@
 
 #include <spdlog/spdlog.h>
 
-#include "fake_platform.hpp"
 #include "queue_context.hpp"
-#include "unetback/datapath/socket_frame_port.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/sim/netfront/rx_assembler.hpp"
+#include "unetback/test_support/fake_platform.hpp"
+#include "unetback/test_support/socket_frame_port.hpp"
 #include "worker.hpp"
 
 namespace {
 
 using namespace unetback;            // NOLINT(google-build-using-namespace)
 using namespace unetback::datapath;  // NOLINT(google-build-using-namespace)
-using test::fake_event_channel;
-using test::fake_guest_memory;
+using test_support::fake_event_channel;
+using test_support::fake_grant_table;
+using test_support::fake_guest_memory;
+using test_support::socket_frame_port;
 
 void require(bool ok) {
   if (!ok) {
@@ -432,10 +434,10 @@ class queue_under_fuzz {
     const ring_indices rx_before = indices(rx_ring_.req_cons(), rx_ref_);
     const step_result r =
         worker_->step(now_, readiness{readable(channel_.fd()), readable(tap_->fd())});
-    if (r.fault != nullptr) {
+    if (r.fault) {
       // The faulting ring was left as it was; the other one answered all it took.
-      const bool tx = r.source == fault_source::tx_ring;
-      require(r.source == fault_source::tx_ring || r.source == fault_source::rx_ring);
+      const bool tx = r.fault.source == fault_source::tx_ring;
+      require(tx || r.fault.source == fault_source::rx_ring);
       const ring_indices after =
           indices(tx ? tx_ring_.req_cons() : rx_ring_.req_cons(), tx ? tx_ref_ : rx_ref_);
       const ring_indices& before = tx ? tx_before : rx_before;
@@ -525,7 +527,7 @@ class queue_under_fuzz {
 
   input& in_;
   fake_guest_memory mem_;
-  test::fake_grant_table grants_;
+  fake_grant_table grants_;
   fake_event_channel channel_;
   std::uint32_t tx_ref_ = 0;
   std::uint32_t rx_ref_ = 0;

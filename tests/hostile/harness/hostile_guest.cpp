@@ -12,43 +12,12 @@
 #include <fmt/format.h>
 
 #include "net_tools.hpp"
+#include "unetback/test_support/socket_frame_port.hpp"
 
 namespace unetback::hostile {
 namespace {
 
 constexpr domid backend_domid{0};
-
-/// The guest's TAP queue: one end of a SOCK_SEQPACKET socketpair.
-class socket_port final : public platform::frame_port {
- public:
-  explicit socket_port(int fd) : fd_(fd) {}
-  ~socket_port() override { ::close(fd_); }
-  socket_port(const socket_port&) = delete;
-  socket_port& operator=(const socket_port&) = delete;
-
-  [[nodiscard]] int fd() const override { return fd_; }
-  [[nodiscard]] std::size_t vnet_hdr_size() const override { return 12; }
-  long read_frame(std::span<std::byte> buf) override {
-    const ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
-    if (n < 0) {
-      return errno == EAGAIN ? 0 : -errno;
-    }
-    return n;
-  }
-  long write_frame(std::span<const iovec> iov) override {
-    msghdr m{};
-    m.msg_iov = const_cast<iovec*>(iov.data());  // NOLINT: sendmsg does not write it
-    m.msg_iovlen = iov.size();
-    const ssize_t n = ::sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n < 0) {
-      return errno == EAGAIN ? 0 : -errno;
-    }
-    return n;
-  }
-
- private:
-  int fd_;
-};
 
 sim::domain_config domain_config_for(const world& w, const hostile_options& o) {
   sim::domain_config c;
@@ -130,7 +99,7 @@ void hostile_guest::connect() {
       if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         throw std::runtime_error("socketpair failed");
       }
-      ports.push_back(std::make_unique<socket_port>(sv[0]));
+      ports.push_back(std::make_unique<test_support::socket_frame_port>(sv[0]));
       tap_peers_.push_back(sv[1]);
     }
     return ports;

@@ -25,14 +25,6 @@ std::string random_id() {
   return fmt::format("{:04x}", rd() & 0xFFFFU);
 }
 
-std::filesystem::path make_temp_dir() {
-  std::string tmpl = "/tmp/ubh.XXXXXX";  // short: sim_dir sockets must stay < 108 bytes
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    throw std::runtime_error("mkdtemp failed");
-  }
-  return tmpl;
-}
-
 /// ASan's default 256 MiB quarantine would hide (or fake) RSS growth; cap it
 /// so the memory bound measures the daemon, not the allocator.
 std::string asan_options() {
@@ -58,7 +50,7 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds tim
   return true;
 }
 
-world::world(const world_options& options) : dir_(make_temp_dir()), id_(random_id()) {
+world::world(const world_options& options) : id_(random_id()) {
   host_ns_ = "ubhh-" + id_;
   std::filesystem::create_directories(xs_dir());
   std::filesystem::create_directories(sim_dir());
@@ -86,9 +78,8 @@ world::~world() {
   if (ns_created_) {
     run_command({"ip", "netns", "del", host_ns_}, logs() / "world.log");
   }
-  if (std::getenv("UNETBACK_KEEP_WORLD") == nullptr) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+  if (std::getenv("UNETBACK_KEEP_WORLD") != nullptr) {
+    dir_.keep();
   }
 }
 
@@ -153,16 +144,17 @@ void world::start_daemon(const world_options& options) {
                                 "--xenstore",
                                 (xs_dir() / "socket").string(),
                                 "--control-socket",
-                                (dir_ / "ctl.sock").string(),
+                                (dir_.path() / "ctl.sock").string(),
                                 "--state-dir",
-                                (dir_ / "state").string(),
+                                (dir_.path() / "state").string(),
                                 "--log-target",
                                 "stderr"};
   argv.insert(argv.end(), options.daemon_args.begin(), options.daemon_args.end());
   // `ip netns exec` execs the command: the pid is the daemon's own.
   daemon_ = std::make_unique<child_process>(argv, logs() / "unetbackd.log",
                                             std::vector<std::string>{asan_options()});
-  if (!wait_until([&] { return std::filesystem::exists(dir_ / "ctl.sock"); }, state_timeout)) {
+  if (!wait_until([&] { return std::filesystem::exists(dir_.path() / "ctl.sock"); },
+                  state_timeout)) {
     throw std::runtime_error("unetbackd did not create its control socket:\n" + daemon_log());
   }
 }
@@ -250,7 +242,7 @@ std::string world::sanitizer_report() const {
 
 nlohmann::json world::stats(domid d) {
   const auto out =
-      capture_command({bin("unetbackctl").string(), "--socket", (dir_ / "ctl.sock").string(),
+      capture_command({bin("unetbackctl").string(), "--socket", (dir_.path() / "ctl.sock").string(),
                        "stats", fmt::format("vif{}.0", d.value()), "--json"},
                       logs() / "unetbackctl.log", 10s);
   if (!out) {

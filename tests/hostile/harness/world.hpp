@@ -20,6 +20,7 @@
 
 #include "child_process.hpp"
 #include "unetback/rings/ids.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::hostile {
@@ -46,10 +47,10 @@ class world {
   world(const world&) = delete;
   world& operator=(const world&) = delete;
 
-  [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
-  [[nodiscard]] std::filesystem::path xs_dir() const { return dir_ / "xenstore"; }
-  [[nodiscard]] std::filesystem::path sim_dir() const { return dir_ / "sim"; }
-  [[nodiscard]] std::filesystem::path logs() const { return dir_ / "logs"; }
+  [[nodiscard]] const std::filesystem::path& dir() const { return dir_.path(); }
+  [[nodiscard]] std::filesystem::path xs_dir() const { return dir_.path() / "xenstore"; }
+  [[nodiscard]] std::filesystem::path sim_dir() const { return dir_.path() / "sim"; }
+  [[nodiscard]] std::filesystem::path logs() const { return dir_.path() / "logs"; }
   [[nodiscard]] std::filesystem::path bin(const std::string& name) const;
   [[nodiscard]] const std::string& id() const { return id_; }
   [[nodiscard]] const std::string& host_ns() const { return host_ns_; }
@@ -104,7 +105,8 @@ class world {
   void start_xenstored();
   void start_daemon(const world_options& options);
 
-  std::filesystem::path dir_;
+  /// Short: sim_dir sockets must stay under 108 bytes.
+  test_support::temp_dir dir_{"ubh."};
   std::string id_;
   std::string host_ns_;
   bool ns_created_ = false;

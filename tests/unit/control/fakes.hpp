@@ -50,7 +50,7 @@ struct fake_queues_state {
   std::atomic<bool> started{false};
   std::atomic<bool> stopped{false};
   std::optional<bool> multicast;
-  queue_fault_handler on_fault;
+  datapath::fault_handler on_fault;
 };
 
 class fake_queue_factory : public queue_factory {

@@ -232,14 +232,34 @@ TEST_F(VifOnSimXenstore, QueueFaultFromAWorkerDisablesTheVif) {
   start();
   bring_up();
   auto q = queues_.created[0];
-  std::thread worker([&] { q->on_fault(queue_index{1}, "req_prod overflow"); });
+  std::thread worker([&] {
+    q->on_fault(
+        datapath::fault{datapath::fault_source::tx_ring, "req_prod overflow", queue_index{1}});
+  });
   worker.join();
   ASSERT_TRUE(wait_state("5"));
   EXPECT_TRUE(q->stopped);
   EXPECT_FALSE(taps_.created[0]->carrier);
   const auto err = tool_->read("/local/domain/0/error/backend/vif/1/0/error");
   ASSERT_TRUE(err);
-  EXPECT_NE(err->find("queue 1: req_prod overflow"), std::string::npos);
+  EXPECT_NE(err->find("queue 1: TX ring: req_prod overflow"), std::string::npos);
+  const auto j = sup_->describe()["vifs"][0];
+  EXPECT_EQ(j["fault_kind"], "frontend");
+  EXPECT_EQ(j["disabled_reason"], "frontend fault: queue 1: TX ring: req_prod overflow");
+}
+
+// A TAP deleted under the workers is the host's doing: the operator is not
+// told the guest broke the protocol.
+TEST_F(VifOnSimXenstore, TapGoneIsAHostFaultNotTheGuests) {
+  start();
+  bring_up();
+  queues_.created[0]->on_fault(
+      datapath::fault{datapath::fault_source::tap, "TAP interface gone", queue_index{0}});
+  ASSERT_TRUE(wait_state("5"));
+  const auto j = sup_->describe()["vifs"][0];
+  EXPECT_EQ(j["failed"], true);
+  EXPECT_EQ(j["fault_kind"], "host");
+  EXPECT_EQ(j["disabled_reason"], "host fault: queue 0: TAP: TAP interface gone");
 }
 
 TEST_F(VifOnSimXenstore, TapCreationFailureNeverReachesInitWait) {
@@ -407,7 +427,8 @@ TEST_F(VifOnSimXenstore, DisabledVifStillClosesWhenTheFrontendCloses) {
 TEST_F(VifOnSimXenstore, EnableClearsAFrontendFault) {
   start();
   bring_up();
-  queues_.created[0]->on_fault(queue_index{0}, "req_prod overflow");
+  queues_.created[0]->on_fault(
+      datapath::fault{datapath::fault_source::rx_ring, "req_prod overflow", queue_index{0}});
   ASSERT_TRUE(wait_state("5"));
   const auto j = sup_->describe()["vifs"][0];
   EXPECT_EQ(j["disabled"], true);

@@ -25,6 +25,7 @@
 
 #include "unetback/ctl/control_protocol.hpp"
 #include "unetback/ctl/control_server.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::ctl {
 namespace {
@@ -94,16 +95,7 @@ class client {
 
 class ControlServer : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/unetback-ctl-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    path_ = dir_ + "/ctl.sock";
-  }
-  void TearDown() override {
-    stop();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { stop(); }
   void start() {
     server_.emplace(io_, path_);
     server_->add_command("echo", [](const json& r) { return r.value("arg", json()); });
@@ -131,7 +123,9 @@ class ControlServer : public ::testing::Test {
         << reply.dump();
   }
 
-  std::string dir_, path_;
+  test_support::temp_dir tmp_{"unetback-ctl-"};
+  std::string dir_ = tmp_.path().string();
+  std::string path_ = dir_ + "/ctl.sock";
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_{
       io_.get_executor()};

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "unetback/daemon/options.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::daemon {
 namespace {
@@ -85,14 +86,6 @@ constexpr std::array key_cases{
 
 class ConfigValidation : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/unetback-cfgv-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    config_ = dir_ + "/unetback.toml";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   void write_config(const std::string& text) { std::ofstream(config_, std::ios::trunc) << text; }
 
   // The message parse_command_line() stops with (fails the test if it did
@@ -135,7 +128,9 @@ class ConfigValidation : public ::testing::Test {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
-  std::string dir_, config_;
+  test_support::temp_dir tmp_{"unetback-cfgv-"};
+  std::string dir_ = tmp_.path().string();
+  std::string config_ = dir_ + "/unetback.toml";
 };
 
 void expect_names(const std::string& message, const std::vector<std::string>& parts) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "unetback/daemon/options.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::daemon {
 namespace {
@@ -113,13 +114,6 @@ std::string man_section(const std::string& page, const std::string& title) {
 
 class SettingsDocs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/unetback-settings-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   /// Whether the parser takes `key = value` in `section`.
   bool parser_accepts(const std::string& section, const std::string& key,
                       const std::string& value) {
@@ -134,7 +128,8 @@ class SettingsDocs : public ::testing::Test {
     return true;
   }
 
-  std::string dir_;
+  test_support::temp_dir tmp_{"unetback-settings-"};
+  std::string dir_ = tmp_.path().string();
 };
 
 TEST_F(SettingsDocs, TheParserTakesEveryValueTheExampleShows) {

@@ -28,10 +28,9 @@ class ControlRing : public ::testing::Test {
   void start() {
     ctrl_ = std::make_unique<control_ring>(
         platform_, domid{7}, grant_ref{ref_}, evtchn_port{ctrl_port}, shared_,
-        [this](queue_index q, const std::string& reason) {
+        [this](const fault& f) {
           std::lock_guard lock(mu_);
-          fault_queue_ = q;
-          faults_.push_back(reason);
+          faults_.push_back(f);
         },
         "vif7.0-ctrl");
     ctrl_->start();
@@ -55,7 +54,7 @@ class ControlRing : public ::testing::Test {
     EXPECT_EQ(rsp.id, r.id);
     return rsp;
   }
-  std::vector<std::string> faults() {
+  std::vector<fault> faults() {
     std::lock_guard lock(mu_);
     return faults_;
   }
@@ -68,8 +67,7 @@ class ControlRing : public ::testing::Test {
   std::unique_ptr<control_ring> ctrl_;
   std::uint16_t next_id_ = 1;
   std::mutex mu_;
-  std::vector<std::string> faults_;
-  queue_index fault_queue_{0};
+  std::vector<fault> faults_;
 };
 
 TEST_F(ControlRing, FrontendProgramsToeplitzHashing) {
@@ -205,9 +203,11 @@ TEST_F(ControlRing, ProducerIndexOverflowIsFatal) {
   rings::publish(h.req_prod, 1000);  // a hostile frontend
   platform_.channels.at(0)->kick(ctrl_port);
   ASSERT_TRUE(wait_until([&] { return !faults().empty(); }));
-  EXPECT_NE(faults()[0].find("control ring"), std::string::npos);
-  std::lock_guard lock(mu_);
-  EXPECT_EQ(fault_queue_, control_ring_fault_index);
+  const fault f = faults()[0];
+  EXPECT_EQ(f.source, fault_source::control_ring);
+  EXPECT_EQ(f.kind(), fault_kind::frontend);
+  EXPECT_FALSE(f.queue.has_value());  // the vif's, not a queue's
+  EXPECT_EQ(f.describe(), "control ring: producer index overflow: more requests than ring slots");
 }
 
 TEST_F(ControlRing, StartFailsCleanlyOnUnknownRingRef) {

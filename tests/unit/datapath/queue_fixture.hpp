@@ -17,17 +17,22 @@
 #include <thread>
 #include <vector>
 
-#include "fake_platform.hpp"
 #include "test_frames.hpp"
 #include "unetback/datapath/queue.hpp"
-#include "unetback/datapath/socket_frame_port.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
+#include "unetback/test_support/fake_platform.hpp"
+#include "unetback/test_support/socket_frame_port.hpp"
 
 namespace unetback::datapath::test {
 
 using rings::test::frame;
+using test_support::fake_event_channel;
+using test_support::fake_grant_table;
+using test_support::fake_guest_memory;
+using test_support::fake_platform;
+using test_support::socket_frame_port;
 
 /// Polls `pred` until true or `timeout`; returns its last value.
 inline bool wait_until(const std::function<bool()>& pred,
@@ -95,9 +100,9 @@ class QueueTest : public ::testing::Test {
       shared_->credit().set_rate(config_.tuning.rate_bytes, config_.tuning.rate_interval);
     }
     queue_ = std::make_unique<queue>(platform_, config_, make_tap(sv[0]), shared_,
-                                     [this](queue_index, const std::string& reason) {
+                                     [this](const fault& f) {
                                        std::lock_guard lock(fault_mu_);
-                                       faults_.push_back(reason);
+                                       faults_.push_back(f);
                                      });
     queue_->start();
   }
@@ -123,7 +128,7 @@ class QueueTest : public ::testing::Test {
   /// The event channel of the newest queue (a restarted queue opens another).
   fake_event_channel& evtchn() { return *platform_.channels.back(); }
   queue_counters_snapshot counters() const { return queue_->counters(); }
-  std::vector<std::string> faults() {
+  std::vector<fault> faults() {
     std::lock_guard lock(fault_mu_);
     return faults_;
   }
@@ -264,7 +269,7 @@ class QueueTest : public ::testing::Test {
   std::vector<std::uint32_t> rx_grefs_;
   std::uint32_t rx_ids_ = 100;
   std::mutex fault_mu_;
-  std::vector<std::string> faults_;
+  std::vector<fault> faults_;
 };
 
 }  // namespace unetback::datapath::test

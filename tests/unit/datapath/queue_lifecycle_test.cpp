@@ -30,7 +30,10 @@ TEST_F(QueueLifecycle, ProducerIndexOverflowCallsOnFaultAndStops) {
   rings::publish(tx_header().req_prod, tx_.req_prod_pvt() + 300);  // more than the ring holds
   evtchn().kick(tx_port);
   ASSERT_TRUE(wait_until([&] { return !faults().empty(); }));
-  EXPECT_NE(faults()[0].find("overflow"), std::string::npos);
+  EXPECT_NE(faults()[0].detail.find("overflow"), std::string::npos);
+  EXPECT_EQ(faults()[0].source, fault_source::tx_ring);
+  EXPECT_EQ(faults()[0].kind(), fault_kind::frontend);
+  EXPECT_EQ(faults()[0].queue, config_.index);
   EXPECT_EQ(counters().faults, 1U);
   const auto rsp_prod = tx_.header_snapshot().rsp_prod;
   evtchn().kick(tx_port);
@@ -48,7 +51,8 @@ TEST_F(QueueLifecycle, SlotCrossingPageIsFatal) {
   r.offset = 4090;
   send_slots({r});
   ASSERT_TRUE(wait_until([&] { return !faults().empty(); }));
-  EXPECT_NE(faults()[0].find("page"), std::string::npos);
+  EXPECT_NE(faults()[0].detail.find("page"), std::string::npos);
+  EXPECT_EQ(faults()[0].source, fault_source::tx_ring);
   EXPECT_TRUE(tx_responses().empty());
 }
 
@@ -76,6 +80,13 @@ TEST_F(QueueLifecycle, StartFailsCleanlyOnUnknownRingRef) {
   config_.rx_ring_ref = grant_ref{123456};
   EXPECT_THROW(start_queue(), std::system_error);
   EXPECT_FALSE(evtchn().is_bound(tx_port));
+}
+
+// The rings are the frontend's grants: naming another domain maps nothing (as
+// on Xen, the fake answers only for the guest that owns the memory).
+TEST_F(QueueLifecycle, RingsAreMappedFromTheFrontendsDomainOnly) {
+  config_.frontend = domid{8};  // the memory is domain 7's
+  EXPECT_THROW(start_queue(), std::system_error);
 }
 
 TEST_F(QueueLifecycle, StartFailsCleanlyWhenSecondPortCannotBeBound) {
@@ -174,7 +185,9 @@ TEST_F(QueueWithThrowingTap, ExceptionInWorkerBecomesFault) {
   start_queue();
   send_slots({one_slot(ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 30)))});
   ASSERT_TRUE(wait_until([&] { return !faults().empty(); }));
-  EXPECT_NE(faults()[0].find("tap exploded"), std::string::npos);
+  EXPECT_NE(faults()[0].detail.find("tap exploded"), std::string::npos);
+  EXPECT_EQ(faults()[0].source, fault_source::thread);
+  EXPECT_EQ(faults()[0].kind(), fault_kind::backend);
   EXPECT_EQ(counters().faults, 1U);
 }
 

@@ -7,6 +7,7 @@
 
 #include "queue_fixture.hpp"
 #include "queue_state.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::datapath::test {
 namespace {
@@ -15,19 +16,12 @@ using namespace rings::test;  // NOLINT(google-build-using-namespace): frame bui
 
 class QueueStateFile : public QueueTest {
  protected:
-  QueueStateFile() {
-    char dir[] = "/tmp/unetback-queue-state-XXXXXX";
-    EXPECT_NE(::mkdtemp(dir), nullptr);
-    dir_ = dir;
-    config_.state_file = dir_ + "/vif7.0-q0.state";
-  }
+  QueueStateFile() { config_.state_file = dir_ + "/vif7.0-q0.state"; }
   ~QueueStateFile() override {
     if (queue_) {
       queue_->stop();
       queue_.reset();
     }
-    ::unlink(config_.state_file.c_str());
-    ::rmdir(dir_.c_str());
   }
   frame udp(std::size_t len) {
     return ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, len));
@@ -40,7 +34,8 @@ class QueueStateFile : public QueueTest {
     ASSERT_TRUE(tap_read(h, got));
   }
 
-  std::string dir_;
+  test_support::temp_dir tmp_{"unetback-queue-state-"};
+  std::string dir_ = tmp_.path().string();
 };
 
 TEST_F(QueueStateFile, CountersCarryOverAResumeOfTheSameRings) {

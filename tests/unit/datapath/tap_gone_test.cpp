@@ -51,7 +51,8 @@ class QueueWithDeletedTap : public QueueTest {
   }
   bool faulted_with_tap_gone() {
     const auto f = faults();
-    return !f.empty() && f[0].find("TAP interface gone") != std::string::npos;
+    return !f.empty() && f[0].source == fault_source::tap && f[0].kind() == fault_kind::host &&
+           f[0].detail.find("TAP interface gone") != std::string::npos;
   }
 };
 

@@ -16,6 +16,8 @@
 #include "unetback/rings/netif.hpp"
 #include "unetback/sim/netfront/frontend_queue.hpp"
 #include "unetback/sim/sim_platform.hpp"
+#include "unetback/test_support/socket_frame_port.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::sim {
 namespace {
@@ -23,30 +25,6 @@ namespace {
 constexpr domid guest{5};
 constexpr domid backend{0};
 constexpr std::size_t hdr = 12;
-
-class socket_port final : public platform::frame_port {
- public:
-  explicit socket_port(int fd) : fd_(fd) {}
-  ~socket_port() override { ::close(fd_); }
-  socket_port(const socket_port&) = delete;
-  socket_port& operator=(const socket_port&) = delete;
-  [[nodiscard]] int fd() const override { return fd_; }
-  [[nodiscard]] std::size_t vnet_hdr_size() const override { return hdr; }
-  long read_frame(std::span<std::byte> buf) override {
-    const ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
-    return n < 0 ? (errno == EAGAIN ? 0 : -errno) : n;
-  }
-  long write_frame(std::span<const iovec> iov) override {
-    msghdr m{};
-    m.msg_iov = const_cast<iovec*>(iov.data());
-    m.msg_iovlen = iov.size();
-    const ssize_t n = ::sendmsg(fd_, &m, MSG_DONTWAIT);
-    return n < 0 ? (errno == EAGAIN ? 0 : -errno) : n;
-  }
-
- private:
-  int fd_;
-};
 
 bool readable(int fd, int ms) {
   pollfd p{fd, POLLIN, 0};
@@ -56,10 +34,8 @@ bool readable(int fd, int ms) {
 class FrontendQueue : public ::testing::Test {
  protected:
   FrontendQueue() {
-    std::string tmpl = "/tmp/unbfq-XXXXXX";
-    dir_ = ::mkdtemp(tmpl.data());
     domain_config c;
-    c.sim_dir = dir_;
+    c.sim_dir = dir_.path();
     c.id = guest;
     c.page_count = 600;
     c.grant_count = 700;
@@ -71,9 +47,9 @@ class FrontendQueue : public ::testing::Test {
     q_ = std::make_unique<frontend_queue>(*dom_, s);
     std::array<int, 2> sv{};
     EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv.data()), 0);
-    tap_ = std::make_unique<socket_port>(sv[0]);
+    tap_ = std::make_unique<test_support::socket_frame_port>(sv[0], hdr);
     stack_ = sv[1];
-    platform_ = std::make_unique<sim_platform>(dir_, backend);
+    platform_ = std::make_unique<sim_platform>(dir_.path(), backend);
     gt_ = platform_->open_grant_table();
     ev_ = platform_->open_event_channel();
     attach_backend();
@@ -87,7 +63,6 @@ class FrontendQueue : public ::testing::Test {
     tap_.reset();
     ::close(stack_);
     dom_.reset();
-    std::filesystem::remove_all(dir_);
   }
   void attach_backend() {
     std::error_code ec;
@@ -114,10 +89,10 @@ class FrontendQueue : public ::testing::Test {
     return false;
   }
 
-  std::filesystem::path dir_;
+  test_support::temp_dir dir_{"unbfq-"};
   std::unique_ptr<guest_domain> dom_;
   std::unique_ptr<frontend_queue> q_;
-  std::unique_ptr<socket_port> tap_;
+  std::unique_ptr<test_support::socket_frame_port> tap_;
   int stack_ = -1;
   std::unique_ptr<sim_platform> platform_;
   std::unique_ptr<platform::grant_table> gt_;

@@ -28,12 +28,13 @@ json queue_status(unsigned index, std::uint64_t base) {
   return q;
 }
 
-json status(std::uint64_t base, bool disabled) {
+json status(std::uint64_t base, bool disabled, const std::string& fault_kind = "") {
   json vif = {{"domid", 3},
               {"devid", 0},
               {"state", "Connected"},
               {"tap", "vif3.0"},
-              {"failed", false},
+              {"failed", !fault_kind.empty()},
+              {"fault_kind", fault_kind},
               {"disabled", disabled},
               {"disabled_reason", disabled ? "operator" : ""},
               {"queues", json::array({queue_status(0, base), queue_status(1, base + 1000)})},
@@ -94,6 +95,16 @@ TEST(DaemonMetrics, VifStateIsAStateSetAndDisabledAGauge) {
   EXPECT_EQ(s.at("unetback_vif_frontend_fault{" + vif + "}"), "0");
   EXPECT_EQ(s.at("unetback_vif_queues{" + vif + "}"), "2");
   s = samples(render_daemon_metrics(status(0, true), "v"));
+  EXPECT_EQ(s.at("unetback_vif_disabled{" + vif + "}"), "1");
+}
+
+// The frontend is blamed only for its own faults, not for a TAP the host deleted.
+TEST(DaemonMetrics, FrontendFaultIsOnlyTheFrontendsKind) {
+  const std::string vif = R"(vif="vif3.0",domid="3",devid="0")";
+  auto s = samples(render_daemon_metrics(status(0, true, "frontend"), "v"));
+  EXPECT_EQ(s.at("unetback_vif_frontend_fault{" + vif + "}"), "1");
+  s = samples(render_daemon_metrics(status(0, true, "host"), "v"));
+  EXPECT_EQ(s.at("unetback_vif_frontend_fault{" + vif + "}"), "0");
   EXPECT_EQ(s.at("unetback_vif_disabled{" + vif + "}"), "1");
 }
 

@@ -14,6 +14,7 @@
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/guest_event_channel.hpp"
 #include "unetback/sim/sim_platform.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 namespace unetback::test {
 
@@ -23,16 +24,12 @@ inline constexpr domid backend_id{0};
 class sim_fixture : public ::testing::Test {
  protected:
   sim_fixture() {
-    std::string tmpl = "/tmp/unbsim-XXXXXX";
-    dir_ = ::mkdtemp(tmpl.data());
     guest_ = std::make_unique<sim::guest_domain>(config());
     platform_ = std::make_unique<sim::sim_platform>(dir_, backend_id);
   }
   ~sim_fixture() override {
     platform_.reset();
     guest_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
   }
   [[nodiscard]] sim::domain_config config() const {
     sim::domain_config c;
@@ -50,7 +47,8 @@ class sim_fixture : public ::testing::Test {
     return ::poll(&p, 1, ms) == 1 && (p.revents & POLLIN) != 0;
   }
 
-  std::filesystem::path dir_;
+  test_support::temp_dir tmp_{"unbsim-"};
+  std::filesystem::path dir_ = tmp_.path();
   std::unique_ptr<sim::guest_domain> guest_;
   std::unique_ptr<sim::sim_platform> platform_;
 };

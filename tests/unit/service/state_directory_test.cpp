@@ -1,6 +1,7 @@
 // The state directory: created when missing, one daemon at a time.
 
 #include "unetback/service/state_directory.hpp"
+#include "unetback/test_support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -16,18 +17,8 @@ namespace {
 
 class StateDirectory : public ::testing::Test {
  protected:
-  StateDirectory() {
-    char dir[] = "/tmp/unetback-state-test-XXXXXX";
-    EXPECT_NE(::mkdtemp(dir), nullptr);
-    parent_ = dir;
-  }
-  ~StateDirectory() override {
-    ::unlink((parent_ + "/state/lock").c_str());
-    ::rmdir((parent_ + "/state").c_str());
-    ::unlink((parent_ + "/file").c_str());
-    ::rmdir(parent_.c_str());
-  }
-  std::string parent_;
+  test_support::temp_dir tmp_{"unetback-state-test-"};
+  std::string parent_ = tmp_.path().string();
 };
 
 TEST_F(StateDirectory, IsCreatedPrivateWhenMissing) {

@@ -16,19 +16,6 @@
 
 namespace unetback::service::test {
 
-temp_dir::temp_dir() {
-  std::string tmpl = "/tmp/unetback-svc.XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    throw std::system_error(errno, std::generic_category(), "mkdtemp");
-  }
-  path_ = tmpl;
-}
-
-temp_dir::~temp_dir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 fake_notify_socket::fake_notify_socket() {
   const auto path = (dir_.path() / "notify").string();
   fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -1,7 +1,6 @@
 #pragma once
-// Helpers for the service tests: a fake systemd notify socket, a temporary
-// directory, and running a function in a forked child (capability and namespace
-// changes must not leak into the test process).
+// Helpers for the service tests: a fake systemd notify socket and running a function in a forked
+// child (capability and namespace changes must not leak into the test process).
 
 #include <chrono>
 #include <filesystem>
@@ -9,20 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "unetback/test_support/temp_dir.hpp"
+
 namespace unetback::service::test {
 
-/// A directory under /tmp, removed with its contents on destruction.
-class temp_dir {
- public:
-  temp_dir();
-  ~temp_dir();
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::temp_dir;
 
 /// A unix datagram socket standing in for systemd's notify socket; sets
 /// NOTIFY_SOCKET for the lifetime of the object.

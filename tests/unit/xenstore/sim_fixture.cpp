@@ -8,19 +8,6 @@
 
 namespace unetback::xs::testing {
 
-temp_dir::temp_dir() {
-  std::string tmpl = "/tmp/unetback-xs-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    throw std::runtime_error("mkdtemp failed");
-  }
-  path_ = tmpl;
-}
-
-temp_dir::~temp_dir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,
                std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -35,7 +22,7 @@ bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,
 }
 
 void sim_xenstore_test::SetUp() {
-  dir_ = std::make_unique<temp_dir>();
+  dir_ = std::make_unique<temp_dir>("unetback-xs-");
   server_ = std::make_unique<sim::threaded_server>(dir_->path());
 }
 

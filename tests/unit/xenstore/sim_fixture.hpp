@@ -11,23 +11,13 @@
 #include <functional>
 #include <memory>
 
+#include "unetback/test_support/temp_dir.hpp"
 #include "unetback/xs/client.hpp"
 #include "unetback/xs/sim/threaded_server.hpp"
 
 namespace unetback::xs::testing {
 
-/// A fresh directory under /tmp, removed on destruction.
-class temp_dir {
- public:
-  temp_dir();
-  ~temp_dir();
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::temp_dir;
 
 /// Runs `io` until `done()` holds or `timeout` passes; returns done().
 bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,

@@ -15,15 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include "unetback/control/frontend_keys.hpp"
+#include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/platform/frame_port.hpp"
 #include "unetback/rings/ids.hpp"
 
 namespace unetback::control {
-
-/// Called on a data-path worker thread when the frontend proved hostile; the
-/// receiver only posts to the control thread (XSA-90).
-using queue_fault_handler = std::function<void(queue_index, const std::string& reason)>;
 
 /// Everything needed to run one vif's data path.
 struct connect_request {
@@ -31,7 +28,8 @@ struct connect_request {
   std::vector<std::unique_ptr<platform::frame_port>> taps;  ///< one per queue, same order
   std::optional<ctrl_ring_keys> ctrl_ring;                  ///< feature-ctrl-ring, if used
   std::string ctrl_thread_name;                             ///< "vif<D>.<N>-ctrl" (<= 15 chars)
-  queue_fault_handler on_fault;
+  /// Called on a data-path thread; only posts to the control thread (XSA-90).
+  datapath::fault_handler on_fault;
 };
 
 /// The running data path of one vif.

@@ -24,6 +24,7 @@
 #include "unetback/control/queue_factory.hpp"
 #include "unetback/control/state_machine.hpp"
 #include "unetback/control/tap_factory.hpp"
+#include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/rings/ids.hpp"
 #include "unetback/tap/link_events.hpp"
@@ -96,7 +97,7 @@ class vif : public std::enable_shared_from_this<vif> {
   /// A data-path fault reported for connection `generation`: disables the
   /// vif (error node, carrier off) and requests a refresh, which stops the
   /// queues and goes Closing. Stale generations are ignored.
-  void on_fault(std::uint64_t generation, queue_index q, const std::string& reason);
+  void on_fault(std::uint64_t generation, const datapath::fault& f);
   /// A link message about an interface: if it is this vif's TAP, logs its
   /// bridge changes (joined, left: the guest is cut off from the host
   /// network) and its deletion. The data path is not touched (a deleted TAP
@@ -109,8 +110,10 @@ class vif : public std::enable_shared_from_this<vif> {
   void detach();
   /// True once destroyed: the supervisor forgets it.
   [[nodiscard]] bool destroyed() const { return destroyed_; }
-  /// {"domid", "devid", "state", "tap", "failed", "disabled", "disabled_reason",
-  /// "queues": [counters...]}; disabled_reason is "operator" or "frontend fault: ...".
+  /// {"domid", "devid", "state", "tap", "failed", "fault_kind", "disabled",
+  /// "disabled_reason", "queues": [counters...]}; disabled_reason is
+  /// "operator" or "<kind> fault: ..." (kind: frontend, host, backend), and
+  /// fault_kind that kind ("" while not failed).
   [[nodiscard]] nlohmann::json describe() const;
 
  private:
@@ -125,6 +128,8 @@ class vif : public std::enable_shared_from_this<vif> {
   /// to 1500 (Linux xenvif_carrier_on).
   void clamp_mtu_without_sg(const datapath::frontend_features& features);
   void bridge_tap(bool adopted);
+  /// Without hotplug: bridge the TAP and bring it up (fails the vif if not).
+  bool bring_tap_up(bool resuming);
   void do_disconnect();
   void do_destroy(const vif_snapshot& s);
   void follow_multicast_control();
@@ -133,7 +138,8 @@ class vif : public std::enable_shared_from_this<vif> {
   /// A `rate` that does not parse means unlimited: said once per value.
   void warn_if_rate_ignored() const;
   bool write_state(xenbus_state st);
-  void fail(const std::string& message);
+  /// Stops this vif on a fault of `kind`'s making (xenbus_dev_fatal).
+  void fail(datapath::fault_kind kind, const std::string& message);
   [[nodiscard]] std::string tag() const;
   /// The TAP's current name, "" without one, "(deleted)" once it is gone.
   [[nodiscard]] std::string tap_name() const;
@@ -152,9 +158,14 @@ class vif : public std::enable_shared_from_this<vif> {
   std::uint64_t generation_ = 0;
   std::optional<bool> multicast_control_;
   std::optional<std::string> disabled_reason_;  ///< set by disable()
-  std::string fault_;                           ///< the last fail() message
-  bool resume_next_ = false;                    ///< adopt()/enable(): next connect resumes
-  bool failed_ = false;
+  /// What stopped the vif, until the frontend re-initialises or the operator
+  /// enables it.
+  struct failure {
+    datapath::fault_kind kind;
+    std::string message;
+  };
+  std::optional<failure> failure_;
+  bool resume_next_ = false;  ///< adopt()/enable(): next connect resumes
   bool bridged_ = false;
   bool destroyed_ = false;
   int tap_master_ = 0;           ///< the TAP's bridge (ifindex) per link messages

@@ -10,14 +10,12 @@
 #include <memory>
 #include <string>
 
+#include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue.hpp"
 #include "unetback/datapath/vif_shared_state.hpp"
 #include "unetback/platform/platform.hpp"
 
 namespace unetback::datapath {
-
-/// The queue_index a control ring reports its faults with.
-inline constexpr queue_index control_ring_fault_index{0xFFFFFFFFU};
 
 /// What a guest did with its control ring, by answer (unetbackctl stats:
 /// "ctrl"). Rejected requests (XSA-270 attempts) stay visible to the operator.

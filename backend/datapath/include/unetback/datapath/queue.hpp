@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/datapath/queue_counters.hpp"
 #include "unetback/platform/frame_port.hpp"
@@ -16,15 +17,12 @@ namespace unetback::datapath {
 
 class vif_shared_state;  // per-vif, read-mostly: multicast filter, hash config
 
-/// Called from the worker thread when the frontend proved hostile (index
-/// overflow, too many slots, page-crossing slot, bad grant...). The receiver
-/// must only post to its own context; the worker has already stopped touching
-/// the rings (XSA-90: the data path marks, the control plane tears down).
-using fault_handler = std::function<void(queue_index, const std::string& reason)>;
-
 class queue {
  public:
   /// Opens this queue's grant and event-channel handles from `platform`.
+  /// `on_fault` is called from the worker thread when a sweep finds a fault
+  /// (index overflow, too many slots, page-crossing slot, bad grant, TAP
+  /// gone) or the worker throws; the worker has stopped touching the rings.
   queue(platform::platform& platform, queue_config config,
         std::unique_ptr<platform::frame_port> tap, std::shared_ptr<vif_shared_state> shared,
         fault_handler on_fault);

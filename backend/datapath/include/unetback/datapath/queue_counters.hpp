@@ -53,7 +53,7 @@
   X(kicks, "operator kicks answered (unetbackctl kick): guest notified, both rings re-read")      \
   X(spurious_events, "events after which neither ring had new requests")                          \
   X(event_storm_backoffs, "times unmasking was delayed because of an event storm (XSA-332)")      \
-  X(faults, "hostile-frontend faults (the queue stopped)")                                        \
+  X(faults, "faults that stopped the queue (frontend, host or backend: see the log)")             \
   X(poll_spins, "busy-polls started (poll_window.hpp)")                                           \
   X(poll_hits, "busy-polls that found work before the window ended")                              \
   X(poll_us, "microseconds spent busy-polling")                                                   \

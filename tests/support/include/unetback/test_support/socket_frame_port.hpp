@@ -7,7 +7,7 @@
 
 #include "unetback/platform/frame_port.hpp"
 
-namespace unetback::datapath {
+namespace unetback::test_support {
 
 class socket_frame_port final : public platform::frame_port {
  public:
@@ -27,4 +27,4 @@ class socket_frame_port final : public platform::frame_port {
   std::size_t vnet_hdr_size_;
 };
 
-}  // namespace unetback::datapath
+}  // namespace unetback::test_support

@@ -3,7 +3,11 @@
 // pages live in this process, the grant table copies between them and our
 // buffers with fault injection (bad ref, revoked grant, read-only grant,
 // forced failure), and event channels follow xenevtchn semantics (a pending
-// port is masked until unmasked; kicks while masked are latched).
+// port is masked until unmasked; kicks while masked are latched). Like Xen
+// and the sim, the grant table answers only for the guest that owns the
+// memory (a segment or mapping naming another domain fails with
+// GNTST_bad_domain / ESRCH, as does binding its event channel) and refuses to write a read-only
+// grant (a writable mapping of one fails with EPERM).
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -22,7 +26,7 @@
 
 #include "unetback/platform/platform.hpp"
 
-namespace unetback::datapath::test {
+namespace unetback::test_support {
 
 /// One page of guest memory.
 struct alignas(4096) guest_page {
@@ -32,6 +36,13 @@ struct alignas(4096) guest_page {
 /// The guest's granted pages, by grant ref.
 class fake_guest_memory {
  public:
+  /// The domain the tests' frontends are, unless told otherwise.
+  static constexpr domid default_owner{7};
+
+  explicit fake_guest_memory(domid owner = default_owner) : owner_(owner) {}
+  /// The guest whose grants these are.
+  [[nodiscard]] domid owner() const { return owner_; }
+
   /// A new zeroed page granted to the backend; returns its ref.
   std::uint32_t grant_page() {
     std::lock_guard lock(mu_);
@@ -68,6 +79,7 @@ class fake_guest_memory {
   std::atomic<bool> fail_whole_call{false};
 
  private:
+  domid owner_;
   std::mutex mu_;
   std::uint32_t next_ref_ = 8;
   std::map<std::uint32_t, std::unique_ptr<guest_page>> pages_;
@@ -89,11 +101,19 @@ class fake_grant_table final : public platform::grant_table {
  public:
   explicit fake_grant_table(fake_guest_memory& mem) : mem_(mem) {}
 
-  std::unique_ptr<platform::grant_mapping> map(domid, std::span<const grant_ref> refs, bool,
-                                               std::error_code& ec) override {
+  std::unique_ptr<platform::grant_mapping> map(domid granter, std::span<const grant_ref> refs,
+                                               bool writable, std::error_code& ec) override {
+    if (granter != mem_.owner()) {
+      ec = std::error_code(ESRCH, std::generic_category());
+      return nullptr;
+    }
     std::byte* p = refs.size() == 1 ? mem_.page(refs[0].value()) : nullptr;
     if (p == nullptr) {
       ec = std::error_code(ENOENT, std::generic_category());
+      return nullptr;
+    }
+    if (writable && mem_.readonly(refs[0].value())) {
+      ec = std::error_code(EPERM, std::generic_category());
       return nullptr;
     }
     ec.clear();
@@ -120,6 +140,9 @@ class fake_grant_table final : public platform::grant_table {
     std::byte* src = static_cast<std::byte*>(s.source.virt);
     std::byte* dst = static_cast<std::byte*>(s.dest.virt);
     if ((s.flags & GNTCOPY_source_gref) != 0) {
+      if (s.source.foreign.domid != mem_.owner().value()) {
+        return GNTST_bad_domain;
+      }
       std::byte* page = mem_.page(s.source.foreign.ref);
       if (page == nullptr) {
         return GNTST_bad_gntref;
@@ -130,6 +153,9 @@ class fake_grant_table final : public platform::grant_table {
       src = page + s.source.foreign.offset;
     }
     if ((s.flags & GNTCOPY_dest_gref) != 0) {
+      if (s.dest.foreign.domid != mem_.owner().value()) {
+        return GNTST_bad_domain;
+      }
       std::byte* page = mem_.page(s.dest.foreign.ref);
       if (page == nullptr) {
         return GNTST_bad_gntref;
@@ -155,11 +181,18 @@ class fake_event_channel final : public platform::event_channel {
  public:
   static constexpr std::uint32_t local_offset = 100;
 
-  fake_event_channel() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+  /// `remote`: the only domain whose ports may be bound.
+  explicit fake_event_channel(domid remote = fake_guest_memory::default_owner)
+      : remote_(remote), fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
   ~fake_event_channel() override { ::close(fd_); }
 
-  evtchn_port bind_interdomain(domid, evtchn_port remote_port, std::error_code& ec) override {
+  evtchn_port bind_interdomain(domid remote, evtchn_port remote_port,
+                               std::error_code& ec) override {
     std::lock_guard lock(mu_);
+    if (remote != remote_) {
+      ec = std::error_code(ESRCH, std::generic_category());
+      return evtchn_port{};
+    }
     if (remote_port.value() == refuse_port) {
       ec = std::error_code(EINVAL, std::generic_category());
       return evtchn_port{};
@@ -239,6 +272,7 @@ class fake_event_channel final : public platform::event_channel {
     (void)!::write(fd_, &one, sizeof(one));
   }
 
+  domid remote_;
   int fd_;
   std::mutex mu_;
   std::set<std::uint32_t> bound_;
@@ -260,7 +294,7 @@ class fake_platform : public platform::platform {
     return std::make_unique<fake_grant_table>(mem_);
   }
   std::unique_ptr<::unetback::platform::event_channel> open_event_channel() override {
-    auto ch = std::make_unique<fake_event_channel>();
+    auto ch = std::make_unique<fake_event_channel>(mem_.owner());
     channels.push_back(ch.get());
     return ch;
   }
@@ -271,4 +305,4 @@ class fake_platform : public platform::platform {
   fake_guest_memory& mem_;
 };
 
-}  // namespace unetback::datapath::test
+}  // namespace unetback::test_support

@@ -1,4 +1,4 @@
-#include "unetback/datapath/socket_frame_port.hpp"
+#include "unetback/test_support/socket_frame_port.hpp"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-namespace unetback::datapath {
+namespace unetback::test_support {
 
 socket_frame_port::socket_frame_port(int fd, std::size_t vnet_hdr_size)
     : fd_(fd), vnet_hdr_size_(vnet_hdr_size) {
@@ -41,4 +41,4 @@ long socket_frame_port::write_frame(std::span<const iovec> iov) {
   return (errno == EAGAIN || errno == ENOBUFS) ? 0 : -errno;
 }
 
-}  // namespace unetback::datapath
+}  // namespace unetback::test_support
