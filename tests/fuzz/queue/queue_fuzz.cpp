@@ -11,10 +11,10 @@
 //     sweeps with their one grant-copy call, settle/backoff), its final
 //     check, time passing; what the step may read is what poll() would say.
 // It runs the REAL data-path code (worker, tx_path, rx_path, event_pump of
-// backend/datapath/src) over the in-process fakes of tests/unit/datapath
-// (tests/support's fake_platform.hpp: guest memory, grant copies, event channels) with a
+// backend/datapath/src) as tests/support's stepped_worker, over its fake
+// platform (guest memory, grant copies, event channels) with a
 // SOCK_SEQPACKET socketpair as the TAP, single-threaded and deterministic
-// (the fuzzer plays the worker). After every step it checks what the worker
+// (the fuzzer plays the worker's thread). After every step it checks what the worker
 // and the guest rely on; a violation aborts:
 //   * every consumed TX/RX slot is answered in the same sweep, in place;
 //   * the backend never consumes past the published req_prod, and a sweep
@@ -47,6 +47,7 @@
 #include "unetback/sim/netfront/rx_assembler.hpp"
 #include "unetback/test_support/fake_platform.hpp"
 #include "unetback/test_support/socket_frame_port.hpp"
+#include "unetback/test_support/stepped_worker.hpp"
 #include "worker.hpp"
 
 namespace {
@@ -54,9 +55,10 @@ namespace {
 using namespace unetback;            // NOLINT(google-build-using-namespace)
 using namespace unetback::datapath;  // NOLINT(google-build-using-namespace)
 using test_support::fake_event_channel;
-using test_support::fake_grant_table;
 using test_support::fake_guest_memory;
+using test_support::fake_platform;
 using test_support::socket_frame_port;
+using test_support::stepped_worker;
 
 void require(bool ok) {
   if (!ok) {
@@ -124,7 +126,7 @@ const std::array<std::array<std::byte, 4096>, data_refs>& page_patterns() {
 /// Everything one input runs against.
 class queue_under_fuzz {
  public:
-  explicit queue_under_fuzz(input& in) : in_(in), grants_(mem_) {
+  explicit queue_under_fuzz(input& in) : in_(in) {
     tx_ref_ = mem_.grant_page();
     rx_ref_ = mem_.grant_page();
     const auto& patterns = page_patterns();
@@ -137,24 +139,13 @@ class queue_under_fuzz {
     configure();
     int sv[2];
     require(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
-    tap_ = std::make_unique<socket_frame_port>(sv[0], vnet_size);
     peer_ = sv[1];
-    std::error_code ec;
-    (void)channel_.bind_interdomain(guest, evtchn_port{tx_port}, ec);
-    if (config_.split_event_channels) {
-      (void)channel_.bind_interdomain(guest, evtchn_port{rx_port}, ec);
-    }
-    shared_ = std::make_unique<vif_shared_state>(num_queues_);
+    shared_ = std::make_shared<vif_shared_state>(num_queues_);
     shared_->set_multicast_filtering(config_.features.multicast_control);
     shared_->credit().set_rate(config_.tuning.rate_bytes, config_.tuning.rate_interval);
-    auto tx_back = rings::tx_back_ring::attach(page_span(tx_ref_));
-    auto rx_back = rings::rx_back_ring::attach(page_span(rx_ref_));
-    require(tx_back.has_value() && rx_back.has_value());
-    tx_ring_ = tx_back.value();
-    rx_ring_ = rx_back.value();
-    const queue_context ctx{config_, counters_, *shared_, grants_, *tap_, tx_journal_, rx_journal_};
-    const worker_rings wr{tx_ring_, rx_ring_, channel_, config_.tx_port, config_.rx_port};
-    worker_ = std::make_unique<worker>(ctx, wr, -1, stopping_, published_);
+    worker_ = std::make_unique<stepped_worker>(
+        platform_, config_, std::make_unique<socket_frame_port>(sv[0], vnet_size), shared_);
+    channel_ = platform_.channels.back();
     ctrl_ = std::make_unique<rings::ctrl_handler>(num_queues_);
   }
   ~queue_under_fuzz() { ::close(peer_); }
@@ -174,7 +165,7 @@ class queue_under_fuzz {
           publish(tx_ref_, tx_prod_);
           break;
         case kick:
-          channel_.kick(config_.split_event_channels && (in_.u8() & 1) ? rx_port : tx_port);
+          channel_->kick(config_.split_event_channels && (in_.u8() & 1) ? rx_port : tx_port);
           break;
         case backend_step:
           step();
@@ -240,9 +231,8 @@ class queue_under_fuzz {
     config_.tx_ring_ref = grant_ref{tx_ref_};
     config_.rx_ring_ref = grant_ref{rx_ref_};
     config_.split_event_channels = (f & 0x80) != 0;
-    config_.tx_port = evtchn_port{tx_port + fake_event_channel::local_offset};
-    config_.rx_port = evtchn_port{(config_.split_event_channels ? rx_port : tx_port) +
-                                  fake_event_channel::local_offset};
+    config_.tx_port = evtchn_port{tx_port};
+    config_.rx_port = evtchn_port{config_.split_event_channels ? rx_port : tx_port};
     config_.features = frontend_features{(f & 1) != 0,  (f & 2) != 0,  (f & 4) != 0, (f & 8) != 0,
                                          (f & 16) != 0, (f & 32) != 0, (f & 64) != 0};
     queue_tuning& t = config_.tuning;
@@ -430,24 +420,26 @@ class queue_under_fuzz {
     if (faulted_) {
       return;  // a worker stops touching the rings after a fault
     }
-    const ring_indices tx_before = indices(tx_ring_.req_cons(), tx_ref_);
-    const ring_indices rx_before = indices(rx_ring_.req_cons(), rx_ref_);
-    const step_result r =
-        worker_->step(now_, readiness{readable(channel_.fd()), readable(tap_->fd())});
+    const ring_indices tx_before = indices(worker_->tx_ring().req_cons(), tx_ref_);
+    const ring_indices rx_before = indices(worker_->rx_ring().req_cons(), rx_ref_);
+    const step_result r = worker_->step(now_);
     if (r.fault) {
       // The faulting ring was left as it was; the other one answered all it took.
       const bool tx = r.fault.source == fault_source::tx_ring;
       require(tx || r.fault.source == fault_source::rx_ring);
       const ring_indices after =
-          indices(tx ? tx_ring_.req_cons() : rx_ring_.req_cons(), tx ? tx_ref_ : rx_ref_);
+          indices(tx ? worker_->tx_ring().req_cons() : worker_->rx_ring().req_cons(),
+                  tx ? tx_ref_ : rx_ref_);
       const ring_indices& before = tx ? tx_before : rx_before;
       require(after.req_cons == before.req_cons && (aliased_ || after.rsp_prod == before.rsp_prod));
-      require(tx_ring_.rsp_prod_pvt() == tx_ring_.req_cons());
+      require(worker_->tx_ring().rsp_prod_pvt() == worker_->tx_ring().req_cons());
       faulted_ = true;
       return;
     }
-    check_ring(tx_ring_.req_cons(), tx_ring_.rsp_prod_pvt(), tx_ref_, tx_before.req_prod);
-    check_ring(rx_ring_.req_cons(), rx_ring_.rsp_prod_pvt(), rx_ref_, rx_before.req_prod);
+    check_ring(worker_->tx_ring().req_cons(), worker_->tx_ring().rsp_prod_pvt(), tx_ref_,
+               tx_before.req_prod);
+    check_ring(worker_->rx_ring().req_cons(), worker_->rx_ring().rsp_prod_pvt(), rx_ref_,
+               rx_before.req_prod);
     (void)worker_->final_check();
   }
 
@@ -471,11 +463,6 @@ class queue_under_fuzz {
     require(static_cast<std::uint32_t>(published - req_cons) <= 256U);
     require(aliased_ ||
             std::atomic_ref<std::uint32_t>(header(ref).rsp_prod).load() == rsp_prod_pvt);
-  }
-
-  static bool readable(int fd) {
-    pollfd p{fd, POLLIN, 0};
-    return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
   }
 
   void read_tx_responses() {
@@ -527,26 +514,16 @@ class queue_under_fuzz {
 
   input& in_;
   fake_guest_memory mem_;
-  fake_grant_table grants_;
-  fake_event_channel channel_;
+  fake_platform platform_{mem_};
+  fake_event_channel* channel_ = nullptr;  ///< the worker's (platform_ keeps a pointer)
   std::uint32_t tx_ref_ = 0;
   std::uint32_t rx_ref_ = 0;
   std::vector<std::uint32_t> refs_;
   queue_config config_;
   std::uint32_t num_queues_ = 1;
-  queue_counters counters_;
-  tx_journal::area tx_journal_area_;  // the daemon's are in its state file
-  rx_journal::area rx_journal_area_;
-  tx_journal tx_journal_{tx_journal_area_};
-  rx_journal rx_journal_{rx_journal_area_};
-  std::unique_ptr<socket_frame_port> tap_;
   int peer_ = -1;
-  std::unique_ptr<vif_shared_state> shared_;
-  rings::tx_back_ring tx_ring_;
-  rings::rx_back_ring rx_ring_;
-  std::atomic<bool> stopping_{false};
-  published_indices published_;
-  std::unique_ptr<worker> worker_;
+  std::shared_ptr<vif_shared_state> shared_;
+  std::unique_ptr<stepped_worker> worker_;  ///< the real worker, stepped by the input
   std::unique_ptr<rings::ctrl_handler> ctrl_;
   sim::rx_assembler assembler_;
   clock::time_point now_{std::chrono::seconds(1000)};

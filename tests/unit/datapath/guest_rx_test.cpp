@@ -44,16 +44,17 @@ TEST_F(GuestRx, FrameLandsInPostedBufferWithResponse) {
 }
 
 TEST_F(GuestRx, NoBuffersPostedMeansTapIsNotRead) {
-  start_queue();
+  start_stepped();
   const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 30));
   for (int i = 0; i < 3; ++i) {
     tap_write(f);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  settle();
   EXPECT_TRUE(tap_has_unread_frames());  // backpressure: frames stay in the kernel queue
   EXPECT_EQ(counters().rx_packets, 0U);
   post_rx(3);
-  ASSERT_TRUE(wait_rx_responses(3));
+  settle();
+  ASSERT_EQ(rx_responses().size(), 3U);
   EXPECT_EQ(counters().rx_packets, 3U);
   EXPECT_EQ(rx_rsps_[2].id, 102);
   EXPECT_FALSE(tap_has_unread_frames());
@@ -74,14 +75,15 @@ TEST_F(GuestRx, LargeFrameSpansBuffersWithMoreData) {
 }
 
 TEST_F(GuestRx, FrameNeedingMoreBuffersWaitsForThem) {
-  start_queue();
+  start_stepped();
   post_rx(1);
   const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 9000));
   tap_write(f);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  settle();
   EXPECT_TRUE(rx_responses().empty());  // one buffer is not enough: held, not split
   post_rx(2);
-  ASSERT_TRUE(wait_rx_responses(3));
+  settle();
+  ASSERT_EQ(rx_responses().size(), 3U);
   EXPECT_EQ(counters().rx_packets, 1U);
 }
 
@@ -247,30 +249,52 @@ TEST_F(GuestRxStall, GuestThatNeverPostsEnoughBuffersIsDeclaredStalled) {
 // gets what arrived since, not what queued while it was away.
 TEST_F(GuestRxStall, FramesWaitingLongerThanTheDrainTimeoutAreDropped) {
   config_.tuning.rx_drain_timeout = std::chrono::milliseconds(40);
-  start_queue();
+  start_stepped();
   for (std::uint16_t port = 1; port <= 3; ++port) {
     tap_write(ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(port, 2, 30)));
   }
-  ASSERT_TRUE(wait_until([&] { return counters().rx_drops_stale == 3; }));
+  settle();
+  EXPECT_EQ(counters().rx_drops_stale, 0U);  // not yet
+  now_ += config_.tuning.rx_drain_timeout;
+  settle();
+  EXPECT_EQ(counters().rx_drops_stale, 3U);
   EXPECT_EQ(counters().rx_stalls, 0U);  // not yet rx_stall_timeout (60 s)
   EXPECT_EQ(carrier_.load(), -1);
   const frame fresh = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(9, 2, 31));
   post_rx(4);
   tap_write(fresh);
-  ASSERT_TRUE(wait_rx_responses(1));
+  settle();
+  ASSERT_EQ(rx_responses().size(), 1U);
   EXPECT_EQ(rx_rsps_[0].status, static_cast<std::int16_t>(fresh.size()));
   EXPECT_EQ(counters().rx_packets, 1U);
 }
 
+// Such a frontend never kicks for RX buffers: while a frame waits, the
+// worker's sleep is bounded by the poll interval, so it looks again.
 TEST_F(GuestRx, FrontendWithoutRxNotifyIsPolled) {
   config_.features.rx_notify = false;
-  start_queue();
+  start_stepped();
   const frame f = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 30));
   tap_write(f);
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
-  post_rx(1, /*kick=*/false);  // such a frontend never kicks for RX buffers
-  ASSERT_TRUE(wait_rx_responses(1));
+  settle();
+  const int timeout = stepped_->poll_timeout_ms(now_);
+  EXPECT_GE(timeout, 0);  // not "until an fd is ready"
+  EXPECT_LE(timeout, worker::rx_poll_interval.count());
+  post_rx(1, /*kick=*/false);
+  now_ += worker::rx_poll_interval;
+  settle();
+  ASSERT_EQ(rx_responses().size(), 1U);
   EXPECT_EQ(counters().rx_packets, 1U);
+}
+
+// With feature-rx-notify the guest kicks for buffers: only the stall and
+// drain timers (seconds) bound the sleep.
+TEST_F(GuestRx, FrontendWithRxNotifyIsNotPolled) {
+  start_stepped();
+  tap_write(ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(1, 2, 30)));
+  settle();
+  const int timeout = stepped_->poll_timeout_ms(now_);
+  EXPECT_TRUE(timeout == -1 || timeout > 100) << timeout;
 }
 
 TEST_F(GuestRx, PartialChecksumCompletedForGuestWithoutIpv6Offload) {

@@ -24,6 +24,7 @@
 #include "unetback/rings/vnet_hdr.hpp"
 #include "unetback/test_support/fake_platform.hpp"
 #include "unetback/test_support/socket_frame_port.hpp"
+#include "unetback/test_support/stepped_worker.hpp"
 
 namespace unetback::datapath::test {
 
@@ -33,6 +34,7 @@ using test_support::fake_grant_table;
 using test_support::fake_guest_memory;
 using test_support::fake_platform;
 using test_support::socket_frame_port;
+using test_support::stepped_worker;
 
 /// Polls `pred` until true or `timeout`; returns its last value.
 inline bool wait_until(const std::function<bool()>& pred,
@@ -80,6 +82,7 @@ class QueueTest : public ::testing::Test {
     if (queue_) {
       queue_->stop();
     }
+    stepped_.reset();
     if (tap_peer_ >= 0) {
       ::close(tap_peer_);
     }
@@ -91,23 +94,46 @@ class QueueTest : public ::testing::Test {
 
   /// Creates and starts the queue (TAP = socketpair end 0).
   void start_queue() {
-    int sv[2];
-    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-    tap_peer_ = sv[1];
-    tap_fd_ = sv[0];
-    if (!shared_) {
-      shared_ = std::make_shared<vif_shared_state>(1);
-      shared_->credit().set_rate(config_.tuning.rate_bytes, config_.tuning.rate_interval);
-    }
-    queue_ = std::make_unique<queue>(platform_, config_, make_tap(sv[0]), shared_,
+    queue_ = std::make_unique<queue>(platform_, config_, open_tap(), shared_state(),
                                      [this](const fault& f) {
                                        std::lock_guard lock(fault_mu_);
                                        faults_.push_back(f);
                                      });
     queue_->start();
   }
+  /// The worker without its thread (stepped_worker.hpp): nothing happens
+  /// until the test calls settle().
+  void start_stepped() {
+    stepped_ = std::make_unique<stepped_worker>(platform_, config_, open_tap(), shared_state());
+  }
+  /// Steps the worker until it would sleep, at `now_`. A fault ends it, and
+  /// is recorded as the queue's thread would report it.
+  void settle() {
+    const auto f = stepped_->settle(now_);
+    if (f) {
+      std::lock_guard lock(fault_mu_);
+      faults_.push_back(fault{f->source, f->detail, config_.index});
+      return;
+    }
+    ASSERT_TRUE(stepped_->settled()) << "the worker kept finding work";
+  }
   virtual std::unique_ptr<platform::frame_port> make_tap(int fd) {
     return std::make_unique<socket_frame_port>(fd, 12);
+  }
+  /// A socketpair: the worker's end through make_tap(), the test keeps the other.
+  std::unique_ptr<platform::frame_port> open_tap() {
+    int sv[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    tap_peer_ = sv[1];
+    tap_fd_ = sv[0];
+    return make_tap(sv[0]);
+  }
+  std::shared_ptr<vif_shared_state> shared_state() {
+    if (!shared_) {
+      shared_ = std::make_shared<vif_shared_state>(1);
+      shared_->credit().set_rate(config_.tuning.rate_bytes, config_.tuning.rate_interval);
+    }
+    return shared_;
   }
 
   /// A ring page's shared header, as the guest sees it.
@@ -127,7 +153,9 @@ class QueueTest : public ::testing::Test {
 
   /// The event channel of the newest queue (a restarted queue opens another).
   fake_event_channel& evtchn() { return *platform_.channels.back(); }
-  queue_counters_snapshot counters() const { return queue_->counters(); }
+  queue_counters_snapshot counters() const {
+    return stepped_ ? snapshot(stepped_->counters()) : queue_->counters();
+  }
   std::vector<fault> faults() {
     std::lock_guard lock(fault_mu_);
     return faults_;
@@ -262,8 +290,10 @@ class QueueTest : public ::testing::Test {
   queue_config config_;
   std::shared_ptr<vif_shared_state> shared_;
   std::unique_ptr<queue> queue_;
-  int tap_fd_ = -1;    // the queue's end (owned by the queue's frame_port)
-  int tap_peer_ = -1;  // ours
+  std::unique_ptr<stepped_worker> stepped_;  ///< instead of queue_: start_stepped()
+  clock::time_point now_ = clock::now();     ///< the stepped worker's time
+  int tap_fd_ = -1;                          // the queue's end (owned by the queue's frame_port)
+  int tap_peer_ = -1;                        // ours
   std::vector<rings::tx_response> tx_rsps_;
   std::vector<rings::rx_response> rx_rsps_;
   std::vector<std::uint32_t> rx_grefs_;
