@@ -255,19 +255,16 @@ std::vector<unsigned> supervisor::kick(domid d, unsigned devid, std::optional<un
   return find(d, devid)->kick(q);
 }
 
-nlohmann::json supervisor::hash_config(domid d, unsigned devid) const {
+std::optional<hash_status> supervisor::hash_config(domid d, unsigned devid) const {
   return find(d, devid)->hash_config();
 }
 
-nlohmann::json supervisor::describe() const {
-  nlohmann::json j;
-  j["self"] = self_.value();
-  j["adopted"] = adopted_;
-  j["vifs"] = nlohmann::json::array();
+daemon_status supervisor::status() const {
+  daemon_status s{self_, adopted_, {}};
   for (const auto& [key, v] : vifs_) {
-    j["vifs"].push_back(v->describe());
+    s.vifs.push_back(v->status());
   }
-  return j;
+  return s;
 }
 
 }  // namespace unetback::control

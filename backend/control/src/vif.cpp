@@ -206,7 +206,7 @@ bool vif::write_state(xenbus_state st) {
 
 // xenbus_dev_fatal: "<errno> <message>" under error/backend/vif/<D>/<N>.
 void vif::fail(datapath::fault_kind kind, const std::string& message) {
-  failure_ = failure{kind, message};
+  failure_ = vif_failure{kind, message};
   UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
   const std::string node = env_.error_root + "/" + std::to_string(frontend_.value()) + "/" +
                            std::to_string(devid_) + "/error";
@@ -232,6 +232,12 @@ void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
   env_.request_refresh(frontend_, devid_);
 }
 
+void vif::on_hash_published(std::uint64_t generation) {
+  if (generation == generation_ && queues_) {
+    queues_->apply_hash();
+  }
+}
+
 void vif::shutdown() {
   if (destroyed_) {
     return;
@@ -250,30 +256,23 @@ std::vector<unsigned> vif::kick(std::optional<unsigned> q) {
   return queues_->kick(q);
 }
 
-nlohmann::json vif::hash_config() const {
-  return queues_ ? queues_->hash_config() : nlohmann::json(nullptr);
+std::optional<hash_status> vif::hash_config() const {
+  return queues_ ? queues_->hash_config() : std::nullopt;
 }
 
-nlohmann::json vif::describe() const {
-  nlohmann::json j;
-  j["domid"] = frontend_.value();
-  j["devid"] = devid_;
-  j["state"] = std::string(name_of(backend_state_));
-  j["tap"] = tap_name();
-  j["failed"] = failure_.has_value();
-  j["fault_kind"] = failure_ ? to_string(failure_->kind) : "";
-  j["disabled"] = failure_.has_value() || disabled_reason_.has_value();
-  j["disabled_reason"] =
-      disabled_reason_ ? *disabled_reason_
-      : failure_       ? std::string(to_string(failure_->kind)) + " fault: " + failure_->message
-                       : std::string();
-  j["queues"] = queues_ ? queues_->counters() : last_counters_;
+vif_status vif::status() const {
+  vif_status s;
+  s.frontend = frontend_;
+  s.devid = devid_;
+  s.state = backend_state_;
+  s.tap = tap_name();
+  s.failure = failure_;
+  s.disabled_by = disabled_reason_;
+  s.queues = queues_ ? queues_->queue_statuses() : last_queues_;
   if (queues_) {
-    if (auto ctrl = queues_->ctrl_counters(); !ctrl.is_null()) {
-      j["ctrl"] = std::move(ctrl);
-    }
+    s.ctrl = queues_->ctrl_counters();
   }
-  return j;
+  return s;
 }
 
 }  // namespace unetback::control

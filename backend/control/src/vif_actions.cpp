@@ -8,6 +8,8 @@
 #include <system_error>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "key_parser.hpp"
 #include "unetback/control/vif.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
@@ -18,6 +20,15 @@ namespace unetback::control {
 using datapath::fault_kind;
 
 namespace {
+
+// One queue's counters as the log line at disconnect carries them (one JSON
+// object per line: the lab reads them back, tools/xen-lab/dom0/lab-lib.sh).
+nlohmann::json counters_line(const queue_status& q) {
+  nlohmann::json j = {{"queue", q.index.value()}};
+  q.counters.for_each_field(
+      [&j](std::string_view name, std::uint64_t value) { j[std::string(name)] = value; });
+  return j;
+}
 
 rings::offload_features offloads_of(const datapath::frontend_features& f) {
   rings::offload_features o;
@@ -115,6 +126,13 @@ void vif::start_data_path(frontend_config cfg) {
     boost::asio::post(ex, [weak, generation, f] {
       if (auto self = weak.lock()) {
         self->on_fault(generation, f);
+      }
+    });
+  };
+  req.on_hash_published = [weak = weak_from_this(), ex = env_.executor, generation] {
+    boost::asio::post(ex, [weak, generation] {
+      if (auto self = weak.lock()) {
+        self->on_hash_published(generation);
       }
     });
   };
@@ -273,10 +291,10 @@ void vif::do_disconnect() {
   }
   queues_->stop();
   queues_->discard_state();  // disconnected: nothing for a next daemon to resume
-  last_counters_ = queues_->counters();
-  for (const auto& q : last_counters_) {
+  last_queues_ = queues_->queue_statuses();
+  for (const auto& q : last_queues_) {
     UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: counters at disconnect: {}", tag(),
-                             q.dump());
+                             counters_line(q).dump());
   }
   queues_.reset();
   multicast_control_.reset();

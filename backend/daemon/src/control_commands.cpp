@@ -7,7 +7,9 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "unetback/ctl/status_json.hpp"
 #include "unetback/metrics/daemon_metrics.hpp"
 #include "unetback/service/logging.hpp"
 
@@ -17,30 +19,14 @@ namespace {
 
 using nlohmann::json;
 
-std::string vif_name(const json& v) {
-  return fmt::format("vif{}.{}", v.value("domid", 0), v.value("devid", 0U));
-}
-
-// supervisor::describe() gives each queue as one flat object holding its
-// counters plus "queue" and "ring"; unetbackctl wants {queue, counters}.
-json queue_stats(const json& q) {
-  json counters = json::object();
-  for (const auto& [key, value] : q.items()) {
-    if (value.is_number_unsigned()) {
-      counters[key] = value;
-    }
-  }
-  counters.erase("queue");
-  return {{"queue", q.value("queue", 0U)}, {"counters", std::move(counters)}};
-}
-
-json vifs_matching(const control::supervisor& sup, const json& request) {
+std::vector<control::vif_status> vifs_matching(const control::supervisor& sup,
+                                               const json& request) {
   const auto wanted = request.value("vif", std::string());
-  json out = json::array();
-  const json all = sup.describe();  // a named copy: iterating a temporary's member dangles
-  for (const auto& v : all.at("vifs")) {
-    if (wanted.empty() || wanted == vif_name(v)) {
-      out.push_back(v);
+  std::vector<control::vif_status> out;
+  control::daemon_status all = sup.status();
+  for (control::vif_status& v : all.vifs) {
+    if (wanted.empty() || wanted == v.name()) {
+      out.push_back(std::move(v));
     }
   }
   if (!wanted.empty() && out.empty()) {
@@ -49,35 +35,12 @@ json vifs_matching(const control::supervisor& sup, const json& request) {
   return out;
 }
 
-json list(const control::supervisor& sup, const json& request) {
+// list, stats: one entry per vif (status_json.hpp renders it).
+template <class Render>
+json each_vif(const control::supervisor& sup, const json& request, Render render) {
   json out = json::array();
   for (const auto& v : vifs_matching(sup, request)) {
-    out.push_back({{"name", vif_name(v)},
-                   {"domid", v.value("domid", 0)},
-                   {"devid", v.value("devid", 0U)},
-                   {"state", v.value("state", "")},
-                   {"tap", v.value("tap", "")},
-                   {"failed", v.value("failed", false)},
-                   {"fault_kind", v.value("fault_kind", "")},
-                   {"disabled", v.value("disabled", false)},
-                   {"disabled_reason", v.value("disabled_reason", "")},
-                   {"queues", v.value("queues", json::array()).size()}});
-  }
-  return out;
-}
-
-json stats(const control::supervisor& sup, const json& request) {
-  json out = json::array();
-  for (const auto& v : vifs_matching(sup, request)) {
-    json queues = json::array();
-    for (const auto& q : v.value("queues", json::array())) {
-      queues.push_back(queue_stats(q));
-    }
-    json entry = {{"name", vif_name(v)}, {"queues", std::move(queues)}};
-    if (v.contains("ctrl")) {
-      entry["ctrl"] = v.at("ctrl");  // the control ring's counters (rejected requests)
-    }
-    out.push_back(std::move(entry));
+    out.push_back(render(v));
   }
   return out;
 }
@@ -86,12 +49,7 @@ json dump(const control::supervisor& sup, const json& request) {
   if (!request.contains("vif")) {
     throw std::invalid_argument("dump needs a vif");
   }
-  const auto v = vifs_matching(sup, request).at(0);
-  json queues = json::array();
-  for (const auto& q : v.value("queues", json::array())) {
-    queues.push_back({{"queue", q.value("queue", 0U)}, {"dump", q.value("ring", "")}});
-  }
-  return {{"name", vif_name(v)}, {"queues", std::move(queues)}};
+  return ctl::dump_entry(vifs_matching(sup, request).at(0));
 }
 
 // disable/enable name one vif ("vif<D>.<N>"); an unknown name is an error.
@@ -100,7 +58,7 @@ std::pair<domid, unsigned> one_vif(const control::supervisor& sup, const json& r
     throw std::invalid_argument(request.value("cmd", std::string()) + " needs a vif (vifD.N)");
   }
   const auto v = vifs_matching(sup, request).at(0);
-  return {domid{v.value("domid", std::uint16_t{0})}, v.value("devid", 0U)};
+  return {v.frontend, v.devid};
 }
 
 json disable(control::supervisor& sup, const json& request) {
@@ -130,10 +88,10 @@ json kick(control::supervisor& sup, const json& request) {
 
 json hash(const control::supervisor& sup, const json& request) {
   const auto [d, devid] = one_vif(sup, request);
-  json config = sup.hash_config(d, devid);
-  json out = {{"name", request["vif"]}, {"control_ring", !config.is_null()}};
-  if (!config.is_null()) {
-    out.update(config);
+  const auto config = sup.hash_config(d, devid);
+  json out = {{"name", request["vif"]}, {"control_ring", config.has_value()}};
+  if (config) {
+    out.update(ctl::hash_entry(*config));
   }
   return out;
 }
@@ -148,12 +106,12 @@ json log_level(const json& request) {
 }  // namespace
 
 std::string metrics_text(const control::supervisor& sup) {
-  return metrics::render_daemon_metrics(sup.describe(), UNETBACK_VERSION);
+  return metrics::render_daemon_metrics(sup.status(), UNETBACK_VERSION);
 }
 
 void register_control_commands(ctl::control_server& server, control::supervisor& sup) {
-  server.add_command("list", [&sup](const json& r) { return list(sup, r); });
-  server.add_command("stats", [&sup](const json& r) { return stats(sup, r); });
+  server.add_command("list", [&sup](const json& r) { return each_vif(sup, r, ctl::list_entry); });
+  server.add_command("stats", [&sup](const json& r) { return each_vif(sup, r, ctl::stats_entry); });
   server.add_command("dump", [&sup](const json& r) { return dump(sup, r); });
   server.add_command("log-level", [](const json& r) { return log_level(r); });
   server.add_command("disable", [&sup](const json& r) { return disable(sup, r); });

@@ -85,11 +85,9 @@ std::size_t vif_shared_state::multicast_count() const {
 // sequence on its second read, and retries.
 void vif_shared_state::publish_hash(const rings::hash_config& c) {
   store_hash(c);
-  // Outside write_mutex_: the observer makes syscalls (RX steering), and a TX
-  // worker applying a multicast extra takes the same mutex. Only the
-  // control-ring thread publishes, so observer calls stay in order.
+  // Outside write_mutex_: a TX worker applying a multicast extra takes it.
   if (hash_observer_) {
-    hash_observer_(c);
+    hash_observer_();
   }
 }
 

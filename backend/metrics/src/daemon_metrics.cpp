@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "queue_families.hpp"
 #include "unetback/control/xenbus_state.hpp"
@@ -16,7 +17,6 @@ namespace unetback::metrics {
 namespace {
 
 using control::xenbus_state;
-using nlohmann::json;
 
 // Every xenbus state, for the vif state-set (one sample per state).
 constexpr std::array all_states{
@@ -24,40 +24,42 @@ constexpr std::array all_states{
     xenbus_state::initialised, xenbus_state::connected,     xenbus_state::closing,
     xenbus_state::closed,      xenbus_state::reconfiguring, xenbus_state::reconfigured};
 
-// The control ring's counters (datapath_queue_factory's ctrl_counters()).
+// The control ring's counters, by family.
+using ctrl_field = std::uint64_t datapath::ctrl_ring_counters::*;
+struct ctrl_source {
+  const char* reason;  ///< value of the `reason` label; nullptr: no such label
+  ctrl_field field;
+};
 struct ctrl_family {
   const char* name;
   const char* help;
-  std::array<const char*, 3> counters;  ///< several: one sample each, labelled reason
+  std::vector<ctrl_source> sources;
 };
-constexpr std::array<ctrl_family, 4> ctrl_families{{
-    {"unetback_ctrl_requests_total", "Control-ring requests answered.", {"requests"}},
-    {"unetback_ctrl_rejected_total",
-     "Control-ring requests refused, by reason (the status answered).",
-     {"not_supported", "invalid_parameter", "buffer_overflow"}},
-    {"unetback_ctrl_events_total", "Control-ring event-channel events received.", {"events"}},
-    {"unetback_ctrl_event_storm_backoffs_total",
-     "Times the control ring's unmasking was delayed by an event storm (XSA-332).",
-     {"event_storm_backoffs"}},
-}};
-
-// A counter as the status holds it; nothing when absent (no sample is
-// better than a made-up zero).
-std::optional<std::uint64_t> number(const json& object, const std::string& key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer() ||
-      (!it->is_number_unsigned() && it->get<std::int64_t>() < 0)) {
-    return std::nullopt;
-  }
-  return it->get<std::uint64_t>();
+const std::array<ctrl_family, 4>& ctrl_families() {
+  using c = datapath::ctrl_ring_counters;
+  static const std::array<ctrl_family, 4> all{{
+      {"unetback_ctrl_requests_total",
+       "Control-ring requests answered.",
+       {{nullptr, &c::requests}}},
+      {"unetback_ctrl_rejected_total",
+       "Control-ring requests refused, by reason (the status answered).",
+       {{"not_supported", &c::not_supported},
+        {"invalid_parameter", &c::invalid_parameter},
+        {"buffer_overflow", &c::buffer_overflow}}},
+      {"unetback_ctrl_events_total",
+       "Control-ring event-channel events received.",
+       {{nullptr, &c::events}}},
+      {"unetback_ctrl_event_storm_backoffs_total",
+       "Times the control ring's unmasking was delayed by an event storm (XSA-332).",
+       {{nullptr, &c::event_storm_backoffs}}},
+  }};
+  return all;
 }
 
-labels vif_labels(const json& v) {
-  const auto domid = v.value("domid", 0U);
-  const auto devid = v.value("devid", 0U);
-  return {{"vif", fmt::format("vif{}.{}", domid, devid)},
-          {"domid", std::to_string(domid)},
-          {"devid", std::to_string(devid)}};
+labels vif_labels(const control::vif_status& v) {
+  return {{"vif", v.name()},
+          {"domid", std::to_string(v.frontend.value())},
+          {"devid", std::to_string(v.devid)}};
 }
 
 labels with(labels l, std::string name, std::string value) {
@@ -65,98 +67,90 @@ labels with(labels l, std::string name, std::string value) {
   return l;
 }
 
-void daemon_families(exposition& out, const json& status, std::string_view version) {
+void daemon_families(exposition& out, const control::daemon_status& status,
+                     std::string_view version) {
   out.family("unetback_build_info", metric_type::gauge, "The daemon's version (always 1).");
   out.sample("unetback_build_info", {{"version", std::string(version)}}, std::uint64_t{1});
   out.family("unetback_vifs", metric_type::gauge, "Vifs the daemon serves.");
-  out.sample("unetback_vifs", {}, std::uint64_t{status.value("vifs", json::array()).size()});
+  out.sample("unetback_vifs", {}, std::uint64_t{status.vifs.size()});
   out.family("unetback_vifs_adopted_total", metric_type::counter,
              "Devices this daemon took over at start-up (resumed after a restart or upgrade).");
-  out.sample("unetback_vifs_adopted_total", {}, number(status, "adopted").value_or(0));
+  out.sample("unetback_vifs_adopted_total", {}, status.adopted);
 }
 
 // A gauge with one sample per vif, `value` of its status.
 template <class Value>
-void vif_gauge(exposition& out, const json& vifs, const char* name, const char* help, Value value) {
+void vif_gauge(exposition& out, const std::vector<control::vif_status>& vifs, const char* name,
+               const char* help, Value value) {
   out.family(name, metric_type::gauge, help);
-  for (const json& v : vifs) {
+  for (const control::vif_status& v : vifs) {
     out.sample(name, vif_labels(v), static_cast<std::uint64_t>(value(v)));
   }
 }
 
-void vif_families(exposition& out, const json& vifs) {
+bool frontend_fault(const control::vif_status& v) {
+  return v.failure && v.failure->kind == datapath::fault_kind::frontend;
+}
+
+void vif_families(exposition& out, const std::vector<control::vif_status>& vifs) {
   out.family("unetback_vif_state", metric_type::gauge,
              "The vif's xenbus state (backend side): 1 for the current state, else 0.");
-  for (const json& v : vifs) {
-    const auto current = v.value("state", std::string());
+  for (const control::vif_status& v : vifs) {
     for (const xenbus_state s : all_states) {
-      const std::string name(control::name_of(s));
-      out.sample("unetback_vif_state", with(vif_labels(v), "state", name),
-                 std::uint64_t{name == current ? 1U : 0U});
+      out.sample("unetback_vif_state", with(vif_labels(v), "state", std::string(name_of(s))),
+                 std::uint64_t{s == v.state ? 1U : 0U});
     }
   }
   vif_gauge(out, vifs, "unetback_vif_disabled",
             "1 while the vif is disabled (unetbackctl disable, or a fault).",
-            [](const json& v) { return v.value("disabled", false) ? 1U : 0U; });
+            [](const control::vif_status& v) { return v.disabled() ? 1U : 0U; });
   vif_gauge(out, vifs, "unetback_vif_frontend_fault",
             "1 while the vif is stopped because its frontend proved hostile.",
-            [](const json& v) { return v.value("fault_kind", "") == "frontend" ? 1U : 0U; });
+            [](const control::vif_status& v) { return frontend_fault(v) ? 1U : 0U; });
   vif_gauge(out, vifs, "unetback_vif_queues", "Queues of the vif.",
-            [](const json& v) { return v.value("queues", json::array()).size(); });
+            [](const control::vif_status& v) { return v.queues.size(); });
 }
 
-void queue_samples(exposition& out, const queue_family& f, const json& v) {
-  for (const json& q : v.value("queues", json::array())) {
-    const labels l = with(vif_labels(v), "queue", std::to_string(q.value("queue", 0U)));
+void queue_samples(exposition& out, const queue_family& f, const control::vif_status& v) {
+  for (const control::queue_status& q : v.queues) {
+    const labels l = with(vif_labels(v), "queue", std::to_string(q.index.value()));
     for (const counter_source& s : f.sources) {
-      const auto value = number(q, std::string(s.counter));
-      if (!value) {
-        continue;
-      }
+      const std::uint64_t value = q.counters.*s.field;
       const labels sl = s.reason.empty() ? l : with(l, "reason", s.reason);
       if (f.scale == 1) {
-        out.sample(f.name, sl, *value);
+        out.sample(f.name, sl, value);
       } else {
-        out.sample(f.name, sl, static_cast<double>(*value) * f.scale);
+        out.sample(f.name, sl, static_cast<double>(value) * f.scale);
       }
     }
   }
 }
 
-void ctrl_samples(exposition& out, const ctrl_family& f, const json& v) {
-  const auto ctrl = v.find("ctrl");
-  if (ctrl == v.end() || !ctrl->is_object()) {
-    return;
+void ctrl_samples(exposition& out, const ctrl_family& f, const control::vif_status& v) {
+  if (!v.ctrl) {
+    return;  // no control ring: no sample (better than a made-up zero)
   }
-  for (const char* counter : f.counters) {
-    if (counter == nullptr) {
-      continue;
-    }
-    const auto value = number(*ctrl, counter);
-    if (!value) {
-      continue;
-    }
-    const bool by_reason = f.counters[1] != nullptr;
-    out.sample(f.name, by_reason ? with(vif_labels(v), "reason", counter) : vif_labels(v), *value);
+  for (const ctrl_source& s : f.sources) {
+    const labels l = s.reason == nullptr ? vif_labels(v) : with(vif_labels(v), "reason", s.reason);
+    out.sample(f.name, l, (*v.ctrl).*s.field);
   }
 }
 
 }  // namespace
 
-std::string render_daemon_metrics(const json& status, std::string_view version) {
+std::string render_daemon_metrics(const control::daemon_status& status, std::string_view version) {
   exposition out;
-  const json vifs = status.value("vifs", json::array());
   daemon_families(out, status, version);
-  vif_families(out, vifs);
+  vif_families(out, status.vifs);
   for (const queue_family& f : queue_families()) {
     out.family(f.name, metric_type::counter, f.help);
-    for (const json& v : vifs) {
+    for (const control::vif_status& v : status.vifs) {
       queue_samples(out, f, v);
     }
   }
-  for (const ctrl_family& f : ctrl_families) {
+  for (const ctrl_family& f : ctrl_families()) {
     out.family(f.name, metric_type::counter, f.help);
-    for (const json& v : vifs) {
+    for (const control::vif_status& v : status.vifs) {
       ctrl_samples(out, f, v);
     }
   }

@@ -14,11 +14,12 @@ namespace {
 struct counter_doc {
   std::string_view name;
   std::string_view doc;
+  counter_field field;
 };
 
 // The counters, read from the X-macro list at compile time.
 constexpr counter_doc all_counters[] = {
-#define UNETBACK_COUNTER_DOC(name, doc) {#name, doc},
+#define UNETBACK_COUNTER_DOC(name, doc) {#name, doc, &datapath::queue_counters_snapshot::name},
     UNETBACK_QUEUE_COUNTERS(UNETBACK_COUNTER_DOC)
 #undef UNETBACK_COUNTER_DOC
 };
@@ -55,17 +56,17 @@ std::vector<queue_family> build() {
     });
     if (group != std::end(groups)) {
       family_named(all, group->family, group->help)
-          .sources.push_back({c.name, std::string(c.name.substr(group->prefix.size()))});
+          .sources.push_back({c.name, c.field, std::string(c.name.substr(group->prefix.size()))});
     } else if (c.name == "poll_us") {
       all.push_back(
           queue_family{"unetback_queue_poll_seconds_total",
                        "Time spent busy-polling, in seconds (unetbackctl stats: poll_us).",
-                       {{c.name, ""}},
+                       {{c.name, c.field, ""}},
                        1e-6});
     } else {
       all.push_back(queue_family{fmt::format("unetback_queue_{}_total", c.name),
                                  fmt::format("{} (unetbackctl stats: {}).", c.doc, c.name),
-                                 {{c.name, ""}},
+                                 {{c.name, c.field, ""}},
                                  1});
     }
   }

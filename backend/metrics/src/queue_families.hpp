@@ -9,12 +9,18 @@
 #include <string_view>
 #include <vector>
 
+#include "unetback/datapath/queue_counters.hpp"
+
 namespace unetback::metrics {
+
+/// Where a counter is in a queue's counters.
+using counter_field = std::uint64_t datapath::queue_counters_snapshot::*;
 
 /// One counter of the daemon, as a sample of a family.
 struct counter_source {
   std::string_view counter;  ///< the name in queue_counters / `unetbackctl stats`
-  std::string reason;        ///< value of the `reason` label; empty: no such label
+  counter_field field;
+  std::string reason;  ///< value of the `reason` label; empty: no such label
 };
 
 struct queue_family {

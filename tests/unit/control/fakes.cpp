@@ -59,10 +59,14 @@ class fake_queues : public vif_queues {
     s_->rate_bytes = bytes;
     s_->rate_interval = interval;
   }
-  [[nodiscard]] nlohmann::json counters() const override {
-    nlohmann::json all = nlohmann::json::array();
+  void apply_hash() override { ++s_->hash_applied; }
+  [[nodiscard]] std::vector<queue_status> queue_statuses() const override {
+    std::vector<queue_status> all;
     for (const auto& c : s_->configs) {
-      all.push_back({{"queue", c.index.value()}, {"tx_packets", 7}});
+      queue_status q;
+      q.index = c.index;
+      q.counters.tx_packets = 7;
+      all.push_back(q);
     }
     return all;
   }
@@ -95,6 +99,7 @@ std::unique_ptr<vif_queues> fake_queue_factory::create(connect_request request) 
   s->ctrl_ring = request.ctrl_ring;
   s->taps = request.taps.size();
   s->on_fault = request.on_fault;
+  s->on_hash_published = request.on_hash_published;
   created.push_back(s);
   return std::make_unique<fake_queues>(s, fail_start);
 }

@@ -51,6 +51,8 @@ struct fake_queues_state {
   std::atomic<bool> stopped{false};
   std::optional<bool> multicast;
   datapath::fault_handler on_fault;
+  std::function<void()> on_hash_published;
+  std::atomic<int> hash_applied{0};  ///< apply_hash() calls
 };
 
 class fake_queue_factory : public queue_factory {

@@ -243,9 +243,10 @@ TEST_F(VifOnSimXenstore, QueueFaultFromAWorkerDisablesTheVif) {
   const auto err = tool_->read("/local/domain/0/error/backend/vif/1/0/error");
   ASSERT_TRUE(err);
   EXPECT_NE(err->find("queue 1: TX ring: req_prod overflow"), std::string::npos);
-  const auto j = sup_->describe()["vifs"][0];
-  EXPECT_EQ(j["fault_kind"], "frontend");
-  EXPECT_EQ(j["disabled_reason"], "frontend fault: queue 1: TX ring: req_prod overflow");
+  const vif_status v = sup_->status().vifs.at(0);
+  ASSERT_TRUE(v.failure);
+  EXPECT_EQ(v.failure->kind, datapath::fault_kind::frontend);
+  EXPECT_EQ(v.disabled_reason(), "frontend fault: queue 1: TX ring: req_prod overflow");
 }
 
 // A TAP deleted under the workers is the host's doing: the operator is not
@@ -256,10 +257,30 @@ TEST_F(VifOnSimXenstore, TapGoneIsAHostFaultNotTheGuests) {
   queues_.created[0]->on_fault(
       datapath::fault{datapath::fault_source::tap, "TAP interface gone", queue_index{0}});
   ASSERT_TRUE(wait_state("5"));
-  const auto j = sup_->describe()["vifs"][0];
-  EXPECT_EQ(j["failed"], true);
-  EXPECT_EQ(j["fault_kind"], "host");
-  EXPECT_EQ(j["disabled_reason"], "host fault: queue 0: TAP: TAP interface gone");
+  const vif_status v = sup_->status().vifs.at(0);
+  ASSERT_TRUE(v.failure);
+  EXPECT_EQ(v.failure->kind, datapath::fault_kind::host);
+  EXPECT_TRUE(v.disabled());
+  EXPECT_EQ(v.disabled_reason(), "host fault: queue 0: TAP: TAP interface gone");
+}
+
+// The control-ring thread only posts; the control thread saves the guest's
+// hash configuration and steers, and never for a connection that is gone.
+TEST_F(VifOnSimXenstore, HashPublishedOnTheControlRingIsAppliedOnTheControlThread) {
+  start();
+  bring_up();
+  auto first = queues_.created[0];
+  std::thread ctrl_ring([&] { first->on_hash_published(); });
+  ctrl_ring.join();
+  EXPECT_EQ(first->hash_applied.load(), 0) << "applied on the publishing thread";
+  ASSERT_TRUE(run_until(io_, [&] { return first->hash_applied.load() == 1; }));
+
+  queues_.created[0]->on_fault(
+      datapath::fault{datapath::fault_source::tx_ring, "req_prod overflow", queue_index{0}});
+  ASSERT_TRUE(wait_state("5"));
+  first->on_hash_published();  // late: the connection it belongs to is gone
+  EXPECT_TRUE(stays("5"));
+  EXPECT_EQ(first->hash_applied.load(), 1);
 }
 
 TEST_F(VifOnSimXenstore, TapCreationFailureNeverReachesInitWait) {
@@ -322,11 +343,11 @@ TEST_F(VifOnSimXenstore, ShutdownWalksEveryVifToClosed) {
 TEST_F(VifOnSimXenstore, DescribeListsVifsAndQueueCounters) {
   start();
   bring_up(2);
-  const auto j = sup_->describe();
-  ASSERT_EQ(j["vifs"].size(), 1U);
-  EXPECT_EQ(j["vifs"][0]["state"], "Connected");
-  EXPECT_EQ(j["vifs"][0]["queues"].size(), 2U);
-  EXPECT_EQ(j["vifs"][0]["queues"][1]["queue"], 1);
+  const daemon_status st = sup_->status();
+  ASSERT_EQ(st.vifs.size(), 1U);
+  EXPECT_EQ(st.vifs[0].state, xenbus_state::connected);
+  ASSERT_EQ(st.vifs[0].queues.size(), 2U);
+  EXPECT_EQ(st.vifs[0].queues[1].index, queue_index{1});
 }
 
 TEST_F(VifOnSimXenstore, RestartResumesAConnectedDeviceWithoutLeavingConnected) {
@@ -390,10 +411,10 @@ TEST_F(VifOnSimXenstore, OperatorDisableStopsQueuesCarrierOffStateStaysConnected
   EXPECT_TRUE(queues_.created[0]->stopped);
   EXPECT_FALSE(taps_.created[0]->carrier);
   EXPECT_TRUE(stays("4"));
-  const auto j = sup_->describe()["vifs"][0];
-  EXPECT_EQ(j["disabled"], true);
-  EXPECT_EQ(j["disabled_reason"], "operator");
-  EXPECT_EQ(j["state"], "Connected");
+  const vif_status v = sup_->status().vifs.at(0);
+  EXPECT_TRUE(v.disabled());
+  EXPECT_EQ(v.disabled_reason(), "operator");
+  EXPECT_EQ(v.state, xenbus_state::connected);
   sup_->disable(domid{1}, 0, "operator");  // idempotent
   EXPECT_EQ(queues_.created.size(), 1U);
 }
@@ -408,7 +429,7 @@ TEST_F(VifOnSimXenstore, EnableResumesADisabledVifLikeARestart) {
   EXPECT_TRUE(queues_.created[1]->configs[0].resume);
   EXPECT_TRUE(taps_.created[0]->carrier);
   EXPECT_TRUE(stays("4"));
-  EXPECT_EQ(sup_->describe()["vifs"][0]["disabled"], false);
+  EXPECT_FALSE(sup_->status().vifs.at(0).disabled());
   EXPECT_FALSE(sup_->enable(domid{1}, 0));  // nothing to enable
   EXPECT_EQ(queues_.created.size(), 2U);
 }
@@ -430,11 +451,11 @@ TEST_F(VifOnSimXenstore, EnableClearsAFrontendFault) {
   queues_.created[0]->on_fault(
       datapath::fault{datapath::fault_source::rx_ring, "req_prod overflow", queue_index{0}});
   ASSERT_TRUE(wait_state("5"));
-  const auto j = sup_->describe()["vifs"][0];
-  EXPECT_EQ(j["disabled"], true);
-  EXPECT_NE(j["disabled_reason"].get<std::string>().find("frontend fault"), std::string::npos);
+  const vif_status v = sup_->status().vifs.at(0);
+  EXPECT_TRUE(v.disabled());
+  EXPECT_NE(v.disabled_reason().find("frontend fault"), std::string::npos);
   EXPECT_TRUE(sup_->enable(domid{1}, 0));
-  EXPECT_EQ(sup_->describe()["vifs"][0]["failed"], false);
+  EXPECT_FALSE(sup_->status().vifs.at(0).failure.has_value());
   netfront_state(*guest_, vif_, 6);
   ASSERT_TRUE(wait_state("6"));
   netfront_state(*guest_, vif_, 1);  // the frontend reconnects: served again

@@ -1,11 +1,12 @@
-// The daemon's metric families from a status document as
-// supervisor::describe() gives it: names, labels, HELP/TYPE for every
+// The daemon's metric families from a status as supervisor::status() gives
+// it: names, labels, HELP/TYPE for every
 // family, and values that follow the counters.
 #include "unetback/metrics/daemon_metrics.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -16,36 +17,36 @@
 namespace unetback::metrics {
 namespace {
 
-using nlohmann::json;
+using control::xenbus_state;
+using datapath::fault_kind;
 
 // A queue with every counter the daemon keeps, each set to `base` + its
 // position (so that no two counters share a value).
-json queue_status(unsigned index, std::uint64_t base) {
-  json q = {{"queue", index}, {"ring", "Queue dump text"}};
+control::queue_status queue_status(unsigned index, std::uint64_t base) {
+  control::queue_status q{queue_index{index}, {}, "Queue dump text"};
   std::uint64_t i = 0;
-  datapath::queue_counters_snapshot{}.for_each_field(
-      [&](std::string_view name, std::uint64_t) { q[std::string(name)] = base + i++; });
+#define UNETBACK_SET_COUNTER(name, doc) q.counters.name = base + i++;
+  UNETBACK_QUEUE_COUNTERS(UNETBACK_SET_COUNTER)
+#undef UNETBACK_SET_COUNTER
   return q;
 }
 
-json status(std::uint64_t base, bool disabled, const std::string& fault_kind = "") {
-  json vif = {{"domid", 3},
-              {"devid", 0},
-              {"state", "Connected"},
-              {"tap", "vif3.0"},
-              {"failed", !fault_kind.empty()},
-              {"fault_kind", fault_kind},
-              {"disabled", disabled},
-              {"disabled_reason", disabled ? "operator" : ""},
-              {"queues", json::array({queue_status(0, base), queue_status(1, base + 1000)})},
-              {"ctrl",
-               {{"requests", 7},
-                {"not_supported", 1},
-                {"invalid_parameter", 2},
-                {"buffer_overflow", 0},
-                {"events", 9},
-                {"event_storm_backoffs", 4}}}};
-  return {{"self", 0}, {"adopted", 1}, {"vifs", json::array({vif})}};
+control::daemon_status status(std::uint64_t base, bool disabled,
+                              std::optional<fault_kind> fault = std::nullopt) {
+  control::vif_status v;
+  v.frontend = domid{3};
+  v.devid = 0;
+  v.state = xenbus_state::connected;
+  v.tap = "vif3.0";
+  if (fault) {
+    v.failure = control::vif_failure{*fault, "queue 0: TAP: gone"};
+  }
+  if (disabled) {
+    v.disabled_by = "operator";
+  }
+  v.queues = {queue_status(0, base), queue_status(1, base + 1000)};
+  v.ctrl = datapath::ctrl_ring_counters{7, 1, 2, 0, 9, 4};
+  return {domid{0}, 1, {v}};
 }
 
 // The text's samples: "name{labels}" -> value. Checks the format on the way:
@@ -101,21 +102,21 @@ TEST(DaemonMetrics, VifStateIsAStateSetAndDisabledAGauge) {
 // The frontend is blamed only for its own faults, not for a TAP the host deleted.
 TEST(DaemonMetrics, FrontendFaultIsOnlyTheFrontendsKind) {
   const std::string vif = R"(vif="vif3.0",domid="3",devid="0")";
-  auto s = samples(render_daemon_metrics(status(0, true, "frontend"), "v"));
+  auto s = samples(render_daemon_metrics(status(0, true, fault_kind::frontend), "v"));
   EXPECT_EQ(s.at("unetback_vif_frontend_fault{" + vif + "}"), "1");
-  s = samples(render_daemon_metrics(status(0, true, "host"), "v"));
+  s = samples(render_daemon_metrics(status(0, true, fault_kind::host), "v"));
   EXPECT_EQ(s.at("unetback_vif_frontend_fault{" + vif + "}"), "0");
   EXPECT_EQ(s.at("unetback_vif_disabled{" + vif + "}"), "1");
 }
 
 TEST(DaemonMetrics, EveryQueueCounterIsExportedWithItsValue) {
-  const json st = status(100, false);
+  const control::daemon_status st = status(100, false);
   const auto s = samples(render_daemon_metrics(st, "v"));
-  const json& q = st["vifs"][0]["queues"][1];
+  const datapath::queue_counters_snapshot& q = st.vifs[0].queues[1].counters;
   std::size_t seen = 0;
-  datapath::queue_counters_snapshot{}.for_each_field([&](std::string_view name, std::uint64_t) {
+  q.for_each_field([&](std::string_view name, std::uint64_t value) {
     const std::string n(name);
-    const std::string want = std::to_string(q[n].get<std::uint64_t>());
+    const std::string want = std::to_string(value);
     std::string key = "unetback_queue_" + n + "_total{" + q1 + "}";
     for (const char* dir : {"tx", "rx"}) {
       const std::string prefix = std::string(dir) + "_drops_";
@@ -133,7 +134,7 @@ TEST(DaemonMetrics, EveryQueueCounterIsExportedWithItsValue) {
   });
   EXPECT_GT(seen, 40U);
   EXPECT_EQ(std::stod(s.at(std::string("unetback_queue_poll_seconds_total{") + q1 + "}")),
-            static_cast<double>(q["poll_us"].get<std::uint64_t>()) / 1e6);
+            static_cast<double>(q.poll_us) / 1e6);
 }
 
 TEST(DaemonMetrics, ValuesFollowTheCounters) {
@@ -153,18 +154,20 @@ TEST(DaemonMetrics, ControlRingCountersByReason) {
 }
 
 TEST(DaemonMetrics, NoVifsStillDescribesEveryFamily) {
-  const std::string text = render_daemon_metrics({{"self", 0}, {"vifs", json::array()}}, "v");
+  const std::string text = render_daemon_metrics(control::daemon_status{}, "v");
   const auto s = samples(text);
   EXPECT_EQ(s.at("unetback_vifs"), "0");
   EXPECT_NE(text.find("# TYPE unetback_queue_tx_packets_total counter\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE unetback_vif_disabled gauge\n"), std::string::npos);
 }
 
-TEST(DaemonMetrics, AMissingCounterIsLeftOutNotMadeUp) {
-  json st = status(0, false);
-  st["vifs"][0]["queues"][1].erase("tx_packets");
+// A vif without a control ring has no control-ring samples (no made-up zeros).
+TEST(DaemonMetrics, NoControlRingNoControlRingSamples) {
+  control::daemon_status st = status(0, false);
+  st.vifs[0].ctrl.reset();
   const auto s = samples(render_daemon_metrics(st, "v"));
-  EXPECT_FALSE(s.contains(std::string("unetback_queue_tx_packets_total{") + q1 + "}"));
+  const std::string vif = R"(vif="vif3.0",domid="3",devid="0")";
+  EXPECT_FALSE(s.contains("unetback_ctrl_requests_total{" + vif + "}"));
   EXPECT_TRUE(s.contains(std::string("unetback_queue_tx_bytes_total{") + q1 + "}"));
 }
 

@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "unetback/control/frontend_keys.hpp"
+#include "unetback/control/vif_status.hpp"
 #include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/platform/frame_port.hpp"
@@ -30,6 +29,10 @@ struct connect_request {
   std::string ctrl_thread_name;                             ///< "vif<D>.<N>-ctrl" (<= 15 chars)
   /// Called on a data-path thread; only posts to the control thread (XSA-90).
   datapath::fault_handler on_fault;
+  /// Called on the control-ring thread when the guest changed its hash
+  /// configuration; only posts to the control thread, which then calls
+  /// vif_queues::apply_hash().
+  std::function<void()> on_hash_published;
 };
 
 /// The running data path of one vif.
@@ -47,11 +50,14 @@ class vif_queues {
   /// The backend's `rate` changed: the vif's TX credit, over all its queues
   /// (0 bytes: unlimited).
   virtual void set_rate(std::uint64_t bytes, std::chrono::microseconds interval) = 0;
+  /// Control thread, after on_hash_published: saves the guest's latest hash
+  /// configuration for the next daemon and reprograms RX steering to it.
+  virtual void apply_hash() {}
   /// After stop(), when the vif is gone for good (not kept for the next
   /// daemon): forget what a restart would have carried over.
   virtual void discard_state() {}
-  /// One JSON object per queue: {"queue": K, ...counters...}.
-  [[nodiscard]] virtual nlohmann::json counters() const = 0;
+  /// Every queue's counters and ring indices, in index order.
+  [[nodiscard]] virtual std::vector<queue_status> queue_statuses() const = 0;
   /// `unetbackctl kick`: queue `q` (every queue when nullopt) notifies the
   /// guest and reads its rings again. Returns the queues asked. Throws
   /// std::invalid_argument for a queue the vif does not have.
@@ -59,12 +65,13 @@ class vif_queues {
     (void)q;
     return {};
   }
-  /// `unetbackctl hash`: the guest's hash configuration (hash_config_json),
-  /// or null when the frontend did not connect a control ring.
-  [[nodiscard]] virtual nlohmann::json hash_config() const { return nullptr; }
-  /// The control ring's counters ({"requests", "invalid_parameter", ...}),
-  /// or null when the frontend did not connect one.
-  [[nodiscard]] virtual nlohmann::json ctrl_counters() const { return nullptr; }
+  /// `unetbackctl hash`: the guest's hash configuration, if the frontend
+  /// connected a control ring.
+  [[nodiscard]] virtual std::optional<hash_status> hash_config() const { return std::nullopt; }
+  /// The control ring's counters, if the frontend connected one.
+  [[nodiscard]] virtual std::optional<datapath::ctrl_ring_counters> ctrl_counters() const {
+    return std::nullopt;
+  }
 };
 
 /// Builds the data path of a vif (not yet started).

@@ -22,9 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "unetback/control/vif.hpp"
+#include "unetback/control/vif_status.hpp"
 #include "unetback/xs/client.hpp"
 #include "unetback/xs/watcher.hpp"
 
@@ -67,7 +66,7 @@ class supervisor {
   std::vector<unsigned> kick(domid d, unsigned devid, std::optional<unsigned> q);
   /// `unetbackctl hash vif<D>.<N>` (vif::hash_config). Throws
   /// std::invalid_argument for an unknown vif.
-  [[nodiscard]] nlohmann::json hash_config(domid d, unsigned devid) const;
+  [[nodiscard]] std::optional<hash_status> hash_config(domid d, unsigned devid) const;
   /// A link message from the host (the daemon's rtnetlink watch): handed to
   /// the vif whose TAP it names (vif::note_link).
   void note_link(const tap::link_event& e);
@@ -76,10 +75,10 @@ class supervisor {
   [[nodiscard]] domid self() const { return self_; }
   /// Number of live vifs.
   [[nodiscard]] std::size_t vif_count() const { return vifs_.size(); }
-  /// {"self": D, "adopted": N, "vifs": [vif::describe()...]}: the per-vif,
-  /// per-queue counters for unetbackctl; `adopted` counts the devices this
-  /// daemon took over at start-up (a restart or upgrade resuming them).
-  [[nodiscard]] nlohmann::json describe() const;
+  /// Every vif's status, for unetbackctl and the metrics; `adopted` counts
+  /// the devices this daemon took over at start-up (a restart or upgrade
+  /// resuming them).
+  [[nodiscard]] daemon_status status() const;
 
  private:
   using vif_key = std::pair<std::uint16_t, unsigned>;

@@ -18,12 +18,11 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "unetback/control/backend_keys.hpp"
 #include "unetback/control/queue_factory.hpp"
 #include "unetback/control/state_machine.hpp"
 #include "unetback/control/tap_factory.hpp"
+#include "unetback/control/vif_status.hpp"
 #include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/rings/ids.hpp"
@@ -90,7 +89,7 @@ class vif : public std::enable_shared_from_this<vif> {
   std::vector<unsigned> kick(std::optional<unsigned> q);
   /// `unetbackctl hash`: the guest's hash configuration, null without a
   /// running control ring.
-  [[nodiscard]] nlohmann::json hash_config() const;
+  [[nodiscard]] std::optional<hash_status> hash_config() const;
   /// Re-reads XenStore and applies next_step() until nothing is left to do
   /// (bounded). Errors of this vif never escape.
   void refresh();
@@ -98,6 +97,9 @@ class vif : public std::enable_shared_from_this<vif> {
   /// vif (error node, carrier off) and requests a refresh, which stops the
   /// queues and goes Closing. Stale generations are ignored.
   void on_fault(std::uint64_t generation, const datapath::fault& f);
+  /// Control thread: the data path of connection `generation` published a
+  /// new hash configuration.
+  void on_hash_published(std::uint64_t generation);
   /// A link message about an interface: if it is this vif's TAP, logs its
   /// bridge changes (joined, left: the guest is cut off from the host
   /// network) and its deletion. The data path is not touched (a deleted TAP
@@ -110,11 +112,8 @@ class vif : public std::enable_shared_from_this<vif> {
   void detach();
   /// True once destroyed: the supervisor forgets it.
   [[nodiscard]] bool destroyed() const { return destroyed_; }
-  /// {"domid", "devid", "state", "tap", "failed", "fault_kind", "disabled",
-  /// "disabled_reason", "queues": [counters...]}; disabled_reason is
-  /// "operator" or "<kind> fault: ..." (kind: frontend, host, backend), and
-  /// fault_kind that kind ("" while not failed).
-  [[nodiscard]] nlohmann::json describe() const;
+  /// What the vif is doing, what stopped it, what its queues counted.
+  [[nodiscard]] vif_status status() const;
 
  private:
   [[nodiscard]] vif_snapshot read_snapshot();
@@ -152,19 +151,13 @@ class vif : public std::enable_shared_from_this<vif> {
   std::optional<backend_config> config_;
   std::unique_ptr<vif_tap> tap_;
   std::unique_ptr<vif_queues> queues_;
-  nlohmann::json last_counters_ = nlohmann::json::array();
+  std::vector<queue_status> last_queues_;  ///< at the last disconnect
   xenbus_state last_frontend_ = xenbus_state::unknown;
   xenbus_state backend_state_ = xenbus_state::unknown;
   std::uint64_t generation_ = 0;
   std::optional<bool> multicast_control_;
   std::optional<std::string> disabled_reason_;  ///< set by disable()
-  /// What stopped the vif, until the frontend re-initialises or the operator
-  /// enables it.
-  struct failure {
-    datapath::fault_kind kind;
-    std::string message;
-  };
-  std::optional<failure> failure_;
+  std::optional<vif_failure> failure_;
   bool resume_next_ = false;  ///< adopt()/enable(): next connect resumes
   bool bridged_ = false;
   bool destroyed_ = false;

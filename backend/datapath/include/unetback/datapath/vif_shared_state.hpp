@@ -65,10 +65,11 @@ class vif_shared_state {
   /// filtering off keeps it (netif.h).
   [[nodiscard]] std::size_t multicast_count() const;
 
-  /// Called with every published hash configuration, on the publishing
-  /// (control-ring) thread, after readers can see it. Must not throw.
-  using hash_observer = std::function<void(const rings::hash_config&)>;
-  /// Sets the observer (RX steering); call before the control ring starts.
+  /// Called after every hash publication, on the publishing (control-ring)
+  /// thread, once readers can see it. Must not throw; must only post (the
+  /// control plane persists and steers on its own thread, from read_hash()).
+  using hash_observer = std::function<void()>;
+  /// Sets the observer; call before the control ring starts.
   void set_hash_observer(hash_observer observer) { hash_observer_ = std::move(observer); }
 
   /// Publishes a new hash configuration (control-ring thread).

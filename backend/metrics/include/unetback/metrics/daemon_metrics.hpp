@@ -2,20 +2,17 @@
 // The daemon's metrics in the Prometheus text format: the one renderer behind
 // both `unetbackctl metrics` (the control socket's `metrics` command) and the
 // optional HTTP listener (metrics-listen). It reads the status the
-// supervisor describes (control::supervisor::describe(): {"adopted",
-// "vifs": [{"domid", "devid", "state", "disabled", "failed", "queues":
-// [{"queue", <counters>...}], "ctrl": {...}}]}).
-
-#include <nlohmann/json.hpp>
+// supervisor reports (control::supervisor::status()).
 
 #include <string>
 #include <string_view>
 
+#include "unetback/control/vif_status.hpp"
+
 namespace unetback::metrics {
 
-/// The exposition text for `status` (supervisor::describe()) of a daemon
-/// whose version is `version`.
-[[nodiscard]] std::string render_daemon_metrics(const nlohmann::json& status,
+/// The exposition text for `status` of a daemon whose version is `version`.
+[[nodiscard]] std::string render_daemon_metrics(const control::daemon_status& status,
                                                 std::string_view version);
 
 }  // namespace unetback::metrics

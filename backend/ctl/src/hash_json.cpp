@@ -1,4 +1,4 @@
-#include "hash_config_json.hpp"
+#include "unetback/ctl/status_json.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace unetback::control {
+namespace unetback::ctl {
 namespace {
 
 constexpr std::array<std::pair<std::uint32_t, const char*>, 4> hash_type_names{{
@@ -31,8 +31,8 @@ const char* algorithm_name(std::uint32_t algorithm) {
 
 }  // namespace
 
-nlohmann::json hash_config_json(const rings::hash_config& config, std::uint64_t generation,
-                                std::uint32_t num_queues) {
+nlohmann::json hash_entry(const control::hash_status& h) {
+  const rings::hash_config& config = h.config;
   nlohmann::json types = nlohmann::json::array();
   for (const auto& [bit, name] : hash_type_names) {
     if ((config.flags & bit) != 0) {
@@ -44,7 +44,7 @@ nlohmann::json hash_config_json(const rings::hash_config& config, std::uint64_t 
     key += fmt::format("{:02x}", b);
   }
   const std::uint32_t size = std::min(config.mapping_size, rings::max_hash_mapping_size);
-  return {{"configured", generation > 0},
+  return {{"configured", h.generation > 0},
           {"algorithm", algorithm_name(config.algorithm)},
           {"flags", config.flags},
           {"types", std::move(types)},
@@ -52,7 +52,7 @@ nlohmann::json hash_config_json(const rings::hash_config& config, std::uint64_t 
           {"mapping_size", size},
           {"mapping",
            std::vector<std::uint32_t>(config.mapping.begin(), config.mapping.begin() + size)},
-          {"num_queues", num_queues}};
+          {"num_queues", h.num_queues}};
 }
 
-}  // namespace unetback::control
+}  // namespace unetback::ctl

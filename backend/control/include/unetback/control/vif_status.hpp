@@ -1,0 +1,63 @@
+#pragma once
+// The daemon's status as values. The control plane reports what it knows in
+// these types; the control socket's replies (backend/ctl, status_json.hpp)
+// and the metrics (backend/metrics) render them, each in its own format.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "unetback/control/xenbus_state.hpp"
+#include "unetback/datapath/control_ring.hpp"
+#include "unetback/datapath/fault.hpp"
+#include "unetback/datapath/queue_counters.hpp"
+#include "unetback/datapath/vif_datapath.hpp"
+#include "unetback/rings/ctrl_ring.hpp"
+#include "unetback/rings/ids.hpp"
+
+namespace unetback::control {
+
+/// One queue of a vif: its counters and its rings' indices.
+using datapath::queue_status;
+
+/// What stopped a vif, until its frontend re-initialises or the operator
+/// enables it.
+struct vif_failure {
+  datapath::fault_kind kind = datapath::fault_kind::frontend;
+  std::string message;
+};
+
+struct vif_status {
+  domid frontend;
+  unsigned devid = 0;
+  xenbus_state state = xenbus_state::unknown;  ///< the backend's
+  std::string tap;                             ///< its name; "" without one
+  std::optional<vif_failure> failure;
+  std::optional<std::string> disabled_by;  ///< unetbackctl disable's reason
+  /// The running queues, or what they counted when the vif last disconnected.
+  std::vector<queue_status> queues;
+  std::optional<datapath::ctrl_ring_counters> ctrl;  ///< with a control ring
+
+  /// "vif<D>.<N>".
+  [[nodiscard]] std::string name() const;
+  [[nodiscard]] bool disabled() const { return failure.has_value() || disabled_by.has_value(); }
+  /// The operator's reason, "<kind> fault: <message>", or "" when enabled.
+  [[nodiscard]] std::string disabled_reason() const;
+};
+
+/// The guest's receive-hash configuration (control ring), as the data path
+/// holds it.
+struct hash_status {
+  rings::hash_config config;
+  std::uint64_t generation = 0;  ///< 0: the guest configured nothing yet
+  std::uint32_t num_queues = 0;
+};
+
+struct daemon_status {
+  domid self;
+  std::uint64_t adopted = 0;  ///< devices taken over at start-up
+  std::vector<vif_status> vifs;
+};
+
+}  // namespace unetback::control
