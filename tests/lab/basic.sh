@@ -44,7 +44,7 @@ if unetbackd_ctl_ok; then
   ping_ok "$ip" 3 || check_fail "ping after the kick"
   # hash (netback debugfs `ctrl`): Linux 6.1's netfront connects no control ring
   if "$UNETBACKCTL" hash "vif$id.0" --json >/tmp/hash.json 2>&1 &&
-    python3 -c 'import json, sys; sys.exit(json.load(open("/tmp/hash.json"))["control_ring"] is not False)'; then
+    python3 /lab/labtool.py no-control-ring /tmp/hash.json; then
     result "unetbackctl_hash=no_control_ring"
   else
     check_fail "unetbackctl hash: $(head -3 /tmp/hash.json)"

@@ -37,18 +37,7 @@ result "gntdev_mappings before=$maps_before after=$maps_after"
 [ "$maps_after" -lt "$maps_before" ] || check_fail "the victim's rings are still mapped"
 wait "$other"
 # per-second throughput of the other guest: it must go on while (and after) the victim goes
-python3 - /tmp/iperf-other.json "$destroy_from_s" "$destroy_to_s" >/tmp/other.txt <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); t0, t1 = int(sys.argv[2]), int(sys.argv[3])
-iv = [(i["sum"]["start"], i["sum"]["bits_per_second"] / 1e6) for i in d["intervals"]]
-total = d["end"]["sum_received"]["bits_per_second"] / 1e6
-during = [m for t, m in iv if t0 <= t < t1]
-after = [m for t, m in iv if t >= t1]
-avg = lambda v: sum(v) / len(v) if v else 0
-print("mbps=%.0f destroy_s=%d..%d mbps_during=%.1f mbps_after=%.1f intervals_after=%d zero_intervals=%d" %
-      (total, t0, t1, avg(during), avg(after), len(after), sum(1 for t, m in iv if m == 0)))
-sys.exit(0 if sum(during) + sum(after) > 0 else 1)
-PY
+python3 /lab/labtool.py iperf-around /tmp/iperf-other.json "$destroy_from_s" "$destroy_to_s" >/tmp/other.txt
 orc=$?
 result "other_during_destroy $(cat /tmp/other.txt)"
 [ $orc = 0 ] || check_fail "the other guest's traffic stopped when the victim was destroyed"

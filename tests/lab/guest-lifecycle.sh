@@ -20,9 +20,7 @@ exercise() {
     result "backend=$be rate=10Mb/s queues=$Q streams=4 from_guest_mbps=$m"
     if [ "$be" = unetbackd ]; then
       { [ "$m" -ge 5 ] && [ "$m" -le 13 ]; } || check_fail "$be: $m Mbit/s through a 10 Mb/s vif"
-      result "backend=$be queues_that_sent=$(unetbackd_stats "vif$id.0" | python3 -c '
-import json, sys
-print(sum(1 for v in json.load(sys.stdin) for q in v["queues"] if q["counters"]["tx_packets"] > 0))')"
+      result "backend=$be queues_that_sent=$(unetbackd_stats "vif$id.0" | python3 /lab/labtool.py queues-that-sent)"
     fi
   else
     check_fail "$be: iperf3 from the guest"

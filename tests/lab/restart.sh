@@ -42,85 +42,8 @@ result "vif=$vif queues=$fq daemon_args=\"$DAEMON_ARGS\""
 
 # ---- samplers (dom0): the TAP's counters every 10 ms (a line when they change), the
 # frontend's state every 25 ms and the backend's every 100 ms (every sample). Epoch ms: the clock of the daemon's log.
-cat >/tmp/restart-sampler.py <<'PY'
-import os, socket, struct, subprocess, sys, threading, time
-tap, fe_path, be_path, tap_out, state_out, stop_file = sys.argv[1:7]
-stop = threading.Event()
-def ms():
-    return int(time.time() * 1000)
-def read_tap():
-    with open("/sys/class/net/%s/statistics/rx_packets" % tap) as f:
-        return int(f.read())
-def tap_loop():
-    last = None
-    with open(tap_out, "w", buffering=1) as out:
-        while not stop.is_set():
-            try:
-                rx = read_tap()
-            except OSError:
-                rx = -1
-            if rx != last:
-                out.write("%d %d\n" % (ms(), rx))
-                last = rx
-            time.sleep(0.01)
-# XenStore reads without a fork per sample (a fork costs dom0 tens of ms under TCG and
-# starves the daemon being measured): XS_READ (xs_wire.h: type 2, error reply type 16)
-# on xenstored's socket, else on /dev/xen/xenbus; xenstore-read only if neither opens.
-def xs_open():
-    for p in ("/run/xenstored/socket", "/var/run/xenstored/socket"):
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(p)
-            return "socket", s.detach()
-        except OSError:
-            pass
-    try:
-        return "xenbus", os.open("/dev/xen/xenbus", os.O_RDWR)
-    except OSError:
-        return "fork", None
-def readn(fd, n):
-    b = b""
-    while len(b) < n:
-        c = os.read(fd, n - len(b))
-        if not c:
-            raise OSError("xenstore closed")
-        b += c
-    return b
-def xs_read(fd, rid, path):
-    body = path.encode() + b"\0"
-    os.write(fd, struct.pack("<IIII", 2, rid, 0, len(body)) + body)
-    t, _, _, n = struct.unpack("<IIII", readn(fd, 16))
-    v = readn(fd, n).rstrip(b"\0").decode()
-    return "gone" if t == 16 else v
-def state_loop():
-    how, fd = xs_open()
-    rid = k = 0
-    with open(state_out, "w", buffering=1) as out:
-        out.write("# via %s\n" % how)
-        while not stop.is_set():
-            vs = []
-            k += 1
-            # the frontend's state every sample, the backend's every 4th
-            for path in (fe_path, be_path) if k % 4 == 0 else (fe_path,):
-                rid += 1
-                if fd is not None:
-                    vs.append(xs_read(fd, rid, path))
-                else:
-                    r = subprocess.run(["xenstore-read", path], capture_output=True, text=True)
-                    vs.append(r.stdout.strip() if r.returncode == 0 else "gone")
-            out.write("%d %s %s\n" % (ms(), vs[0], vs[1] if len(vs) > 1 else "-"))
-            time.sleep(0.025)
-threads = [threading.Thread(target=tap_loop), threading.Thread(target=state_loop)]
-for t in threads:
-    t.start()
-while not os.path.exists(stop_file):   # (not a pipe: the daemons would inherit it)
-    time.sleep(0.2)
-stop.set()
-for t in threads:
-    t.join()
-PY
 rm -f /tmp/restart-tap /tmp/restart-state /tmp/restart-watch /tmp/restart-stop
-python3 /tmp/restart-sampler.py "$vif" "$fe/state" "/local/domain/0/backend/vif/$id/0/state" /tmp/restart-tap /tmp/restart-state /tmp/restart-stop &
+python3 /lab/restart_sampler.py "$vif" "$fe/state" "/local/domain/0/backend/vif/$id/0/state" /tmp/restart-tap /tmp/restart-state /tmp/restart-stop &
 SAMPLER=$!
 # xenstore-watch fires once when set, then once per write to the node: any write by
 # netfront (a state change) shows up even between two polls
@@ -132,13 +55,7 @@ sleep 1
 # current daemon matching PATTERN (spdlog's "[%Y-%m-%d %H:%M:%S.%e]", local time)
 log_ms() {
   tail -n +"$1" "$UNETBACKD_LOG" | grep -a -E -- "$2" | { if [ "${3:-}" = last ]; then tail -1; else head -1; fi; } |
-    python3 -c '
-import sys, time
-line = sys.stdin.readline()
-if not line.startswith("["):
-    sys.exit(1)
-t = time.mktime(time.strptime(line[1:20], "%Y-%m-%d %H:%M:%S"))
-print(int(t) * 1000 + int(line[21:24]))'
+    python3 /lab/labtool.py log-ms 2>/dev/null
 }
 tap_rx() { cat "/sys/class/net/$vif/statistics/rx_packets"; }
 
@@ -158,18 +75,7 @@ wait_resumed() {
 # disabled, with every queue
 vif_listed_connected() {
   "$UNETBACKCTL" list --json >/tmp/restart-list.json 2>&1
-  python3 - "$vif" "$Q" /tmp/restart-list.json <<'PY'
-import json, sys
-name, q, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-d = json.load(open(path))
-d = d.get("result", d) if isinstance(d, dict) else d
-v = [x for x in d if x.get("name") == name]
-ok = len(v) == 1 and v[0].get("state") == "Connected" and not v[0].get("failed") and \
-     not v[0].get("disabled") and v[0].get("queues") == q
-print("state=%s failed=%s disabled=%s queues=%s" % ((v[0].get("state"), v[0].get("failed"),
-      v[0].get("disabled"), v[0].get("queues")) if v else ("-", "-", "-", "-")))
-sys.exit(0 if ok else 1)
-PY
+  python3 /lab/labtool.py vif-connected "$vif" "$Q" /tmp/restart-list.json
 }
 
 # iperf_check FILE SINCE_MS: iperf3 -J ended without error; prints "iperf_mbps=M
@@ -177,25 +83,7 @@ PY
 # SINCE_MS). B is not checked: after an outage of seconds (TCG) the guest's TCP streams
 # wait out their backed-off retransmission timers, often past iperf3's end; the ping
 # probe, the first frame and the per-queue counters show that traffic flows.
-iperf_check() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-if "error" in d:
-    print("iperf_error=\"%s\"" % d["error"]); sys.exit(1)
-start = d["start"]["timestamp"]["timesecs"] * 1000
-since = int(sys.argv[2])
-zero = after = 0.0
-for i in d["intervals"]:
-    s = i["sum"]
-    if s["bytes"] == 0:
-        zero += s["seconds"]
-    if start + s["start"] * 1000 >= since + 1000:   # (timesecs: whole seconds)
-        after += s["bytes"]
-print("iperf_mbps=%.0f iperf_zero_ms=%.0f bytes_after_restart=%d" %
-      (d["end"]["sum_received"]["bits_per_second"] / 1e6, zero * 1000, after))
-PY
-}
+iperf_check() { python3 /lab/labtool.py iperf-restart "$1" "$2"; }
 
 # restart KIND: KIND=kill9 (SIGKILL) or keep-vifs (SIGTERM, the daemon keeps the vifs)
 restart() {

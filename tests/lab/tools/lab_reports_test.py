@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""The lab's Python: the dom0 parsers (tools/xen-lab/dom0/labtool.py) and the host
+"""The lab's Python: the dom0 parsers (tools/xen-lab/dom0/labtool.py), the restart
+scenario's samplers (restart_sampler.py) and the host
 reports of the compare and account scenarios (tools/xen-lab/lib/*_report.py), on
 synthetic console lines. No QEMU, no root."""
 
 import json
 import pathlib
+import socket
+import struct
 import sys
+import threading
 import tempfile
 import unittest
 
@@ -16,6 +20,7 @@ sys.path.insert(0, str(ROOT / "tools" / "xen-lab" / "lib"))
 import account_report  # noqa: E402
 import compare_report  # noqa: E402
 import labtool  # noqa: E402
+import restart_sampler  # noqa: E402
 
 
 def sample(rnd, backend, q, test, value, unit, nbytes=None, busy=None):
@@ -64,6 +69,135 @@ class LabTool(unittest.TestCase):
         self.assertEqual(labtool.perf_top(text, 2), [
             "rank=1 pct=35.98 comm=swapper sym=xen_hypercall_pv",
             "rank=2 pct=0.28 comm=vif1.0-q0 sym=unetback::datapath::rx_path::place_held"])
+
+
+def stats(*queues, name="vif3.0"):
+    """A `unetbackctl stats --json` answer of one vif: (tx_packets, rx_packets) per queue."""
+    return [{"name": name, "queues": [
+        {"queue": i, "counters": {"tx_packets": tx, "rx_packets": rx, "kicks": i + 1}}
+        for i, (tx, rx) in enumerate(queues)]}]
+
+
+class LabToolDaemonCounters(unittest.TestCase):
+    def test_sums_and_queues_that_sent(self):
+        doc = stats((5, 1), (0, 9))
+        self.assertEqual(labtool.queue_counter_sum(doc, "kicks"), 3)
+        self.assertEqual(labtool.queue_counter_sum(doc, "no_such_counter"), 0)
+        self.assertEqual(labtool.queues_that_sent(doc), 1)
+        self.assertEqual(labtool.queues_that_sent({"result": doc}), 1)
+
+    def test_queues_moved_needs_every_queue_to_send_and_receive(self):
+        before = stats((5, 5), (5, 5))
+        lines, ok = labtool.queues_moved(before, stats((6, 7), (9, 6)))
+        self.assertTrue(ok)
+        self.assertEqual(lines[0], "vif=vif3.0 queue=0 tx_packets_delta=1 rx_packets_delta=2")
+        self.assertFalse(labtool.queues_moved(before, stats((6, 7), (9, 5)))[1])
+        self.assertFalse(labtool.queues_moved(before, [])[1])
+
+    def test_disconnect_counters_take_the_last_connection(self):
+        text = "\n".join([
+            '{"queue": 0, "tx_packets": 1, "rx_packets": 1}',
+            '{"queue": 1, "tx_packets": 0, "rx_packets": 4}',
+            "not json",
+            '{"queue": 0, "tx_packets": 3, "rx_packets": 2, "tx_bytes": 10, "rx_bytes": 20}',
+            '{"queue": 1, "tx_packets": 5, "rx_packets": 6}'])
+        lines, ok = labtool.disconnect_counters(text, 2)
+        self.assertTrue(ok)
+        self.assertEqual(lines[0], "queue=0 tx_packets=3 rx_packets=2 tx_bytes=10 rx_bytes=20")
+        self.assertFalse(labtool.disconnect_counters(text, 4)[1])
+        self.assertTrue(labtool.disconnect_counters(text, 0)[1])
+        self.assertFalse(labtool.disconnect_counters(text.rsplit("\n", 1)[0] +
+                                                     '\n{"queue": 1, "tx_packets": 0}', 2)[1])
+
+    def test_vif_connected(self):
+        listed = [{"name": "vif3.0", "state": "Connected", "failed": False, "disabled": False,
+                   "queues": 2}]
+        line, ok = labtool.vif_connected(listed, "vif3.0", 2)
+        self.assertTrue(ok)
+        self.assertEqual(line, "state=Connected failed=False disabled=False queues=2")
+        self.assertFalse(labtool.vif_connected(listed, "vif3.0", 4)[1])
+        self.assertFalse(labtool.vif_connected(listed, "vif4.0", 2)[1])
+        listed[0]["disabled"] = True
+        self.assertFalse(labtool.vif_connected(listed, "vif3.0", 2)[1])
+
+    def test_iperf_restart_counts_zero_intervals_and_bytes_after_the_restart(self):
+        doc = {"start": {"timestamp": {"timesecs": 1000}},
+               "end": {"sum_received": {"bits_per_second": 2e8, "bytes": 3000, "seconds": 3}},
+               "intervals": [{"sum": {"start": 0, "seconds": 1, "bytes": 1000}},
+                             {"sum": {"start": 1, "seconds": 1, "bytes": 0}},
+                             {"sum": {"start": 2, "seconds": 1, "bytes": 2000}}]}
+        self.assertEqual(labtool.iperf_restart(doc, 1000 * 1000 + 500),
+                         "iperf_mbps=200 iperf_zero_ms=1000 bytes_after_restart=2000")
+
+    def test_iperf_around_splits_intervals_at_the_event(self):
+        def interval(t, mbps):
+            return {"sum": {"start": t, "seconds": 1, "bytes": int(mbps * 125000),
+                            "bits_per_second": mbps * 1e6}}
+        doc = {"end": {"sum_received": {"bits_per_second": 5e7, "bytes": 1, "seconds": 4}},
+               "intervals": [interval(0, 100), interval(1, 40), interval(2, 0), interval(3, 60)]}
+        line, ok = labtool.iperf_around(doc, 1, 2)
+        self.assertTrue(ok)
+        self.assertEqual(line, "mbps=50 destroy_s=1..2 mbps_during=40.0 mbps_after=30.0 "
+                               "intervals_after=2 zero_intervals=1")
+        doc["intervals"] = [interval(0, 100), interval(1, 0), interval(2, 0)]
+        self.assertFalse(labtool.iperf_around(doc, 1, 2)[1])
+
+    def test_log_ms_reads_spdlogs_timestamp(self):
+        line = "[2026-12-03 07:01:02.345] [info] vif3.0: resuming at ..."
+        base = labtool.log_epoch_ms(line.replace("02.345", "00.000"))
+        self.assertEqual(labtool.log_epoch_ms(line) - base, 2345)
+        with self.assertRaises(ValueError):
+            labtool.log_epoch_ms("vif3.0: no timestamp")
+
+    def test_commands_exit_status_is_the_verdict(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = pathlib.Path(d) / "hash.json"
+            path.write_text(json.dumps({"name": "vif3.0", "control_ring": False}))
+            self.assertEqual(labtool.main(["labtool.py", "no-control-ring", str(path)]), 0)
+            path.write_text(json.dumps({"name": "vif3.0", "control_ring": True}))
+            self.assertEqual(labtool.main(["labtool.py", "no-control-ring", str(path)]), 1)
+            a, b = pathlib.Path(d) / "a.json", pathlib.Path(d) / "b.json"
+            a.write_text(json.dumps(stats((1, 1))))
+            b.write_text(json.dumps(stats((2, 1))))
+            self.assertEqual(labtool.main(["labtool.py", "queues-moved", str(a), str(b)]), 1)
+            self.assertEqual(labtool.main(["labtool.py", "nonsense"]), 2)
+
+
+class RestartSampler(unittest.TestCase):
+    def serve_one(self, sock, reply_type, value):
+        """A xenstored that answers one request; returns what it was asked."""
+        asked = {}
+
+        def serve():
+            header = sock.recv(16, socket.MSG_WAITALL)
+            msg_type, req_id, tx_id, n = struct.unpack("<IIII", header)
+            asked.update(type=msg_type, req_id=req_id, tx_id=tx_id,
+                         path=sock.recv(n, socket.MSG_WAITALL))
+            body = value.encode() + b"\0"
+            sock.sendall(struct.pack("<IIII", reply_type, req_id, 0, len(body)) + body)
+        t = threading.Thread(target=serve)
+        t.start()
+        return t, asked
+
+    def test_xs_read_speaks_xs_wire(self):
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            t, asked = self.serve_one(theirs, 2, "4")
+            self.assertEqual(restart_sampler.xs_read(ours.fileno(), 7,
+                                                     "/local/domain/3/device/vif/0/state"), "4")
+            t.join()
+            self.assertEqual(asked, {"type": 2, "req_id": 7, "tx_id": 0,
+                                     "path": b"/local/domain/3/device/vif/0/state\0"})
+            t, _ = self.serve_one(theirs, 16, "ENOENT")
+            self.assertEqual(restart_sampler.xs_read(ours.fileno(), 8, "/gone"), "gone")
+            t.join()
+
+    def test_xs_read_of_a_closed_connection_is_an_error(self):
+        ours, theirs = socket.socketpair()
+        with ours:
+            theirs.close()
+            with self.assertRaises(OSError):
+                restart_sampler.xs_read(ours.fileno(), 1, "/x")
 
 
 class CompareReport(unittest.TestCase):

@@ -338,58 +338,16 @@ UNETBACKD_SOCKET=/run/unetbackd.sock
 unetbackd_ctl_ok() { [ -x "$UNETBACKCTL" ] && [ -S "$UNETBACKD_SOCKET" ]; }
 unetbackd_stats() { "$UNETBACKCTL" stats --json --all "$@" 2>&1; }
 # queue_counter_sum VIF COUNTER: COUNTER summed over VIF's queues (`stats --json`)
-queue_counter_sum() {
-  "$UNETBACKCTL" stats --json "$1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(sum(q.get("counters", q).get(sys.argv[1], 0) for v in d for q in v.get("queues", [])))' "$2"
-}
+queue_counter_sum() { "$UNETBACKCTL" stats --json "$1" | python3 /lab/labtool.py queue-counter-sum "$2"; }
 # queues_moved BEFORE.json AFTER.json: per-queue deltas of two `stats --json` snapshots;
 # fails unless every queue's tx_packets and rx_packets grew
-queues_moved() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-def load(p):
-    d = json.load(open(p))
-    d = d.get("result", d) if isinstance(d, dict) else d
-    vifs = d if isinstance(d, list) else d.get("vifs", [d])
-    return {(v.get("name"), q.get("queue")): q.get("counters", q) for v in vifs for q in v.get("queues", [])}
-a, b = load(sys.argv[1]), load(sys.argv[2])
-ok = bool(b)
-for key in sorted(b, key=str):
-    ca, cb = a.get(key, {}), b[key]
-    dt = cb.get("tx_packets", 0) - ca.get("tx_packets", 0)
-    dr = cb.get("rx_packets", 0) - ca.get("rx_packets", 0)
-    print("vif=%s queue=%s tx_packets_delta=%d rx_packets_delta=%d" % (key[0], key[1], dt, dr))
-    ok = ok and dt > 0 and dr > 0
-sys.exit(0 if ok else 1)
-PY
-}
+queues_moved() { python3 /lab/labtool.py queues-moved "$1" "$2"; }
 # disconnect_counters VIF [QUEUES]: the last connection's per-queue counters of VIF from
 # unetbackd's log (written when the vif disconnects); fails unless there are QUEUES queues
 # and each one carried tx and rx packets
 disconnect_counters() {
   grep -a "$1: counters at disconnect: " "$UNETBACKD_LOG" | sed 's/.*counters at disconnect: //' >/tmp/disconnect.json
-  python3 - "${2:-0}" /tmp/disconnect.json <<'PY'
-import json, sys
-want = int(sys.argv[1])
-qs = {}
-for line in open(sys.argv[2]):
-    try:
-        c = json.loads(line)
-    except ValueError:
-        continue
-    if c.get("queue") == 0:
-        qs = {}          # a new connection starts again at queue 0
-    qs[c.get("queue")] = c
-ok = bool(qs) and (want == 0 or len(qs) == want)
-for q in sorted(qs):
-    c = qs[q]
-    print("queue=%d tx_packets=%d rx_packets=%d tx_bytes=%d rx_bytes=%d" %
-          (q, c.get("tx_packets", 0), c.get("rx_packets", 0), c.get("tx_bytes", 0), c.get("rx_bytes", 0)))
-    ok = ok and c.get("tx_packets", 0) > 0 and c.get("rx_packets", 0) > 0
-sys.exit(0 if ok else 1)
-PY
+  python3 /lab/labtool.py disconnect-counters "${2:-0}" /tmp/disconnect.json
 }
 # guest_queue_irqs NAME DEVID: interrupts taken by each netfront queue of the guest's vif
 # DEVID (tx + rx event channels, or the one shared channel), as "q0,q1,...", e.g. "812,790"
