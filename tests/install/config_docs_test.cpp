@@ -76,9 +76,9 @@ TEST_F(ConfigDocs, EveryKeyTheShippedFileDocumentsIsAccepted) {
   EXPECT_EQ(o.supervisor.defaults.tuning.rx_backlog_bytes, 524288U);
   ASSERT_TRUE(o.metrics_listen.has_value());
   EXPECT_EQ(o.metrics_listen->port(), 9477);
-  ASSERT_EQ(o.supervisor.per_vif.count({3, 0}), 1U);
-  EXPECT_EQ(o.supervisor.per_vif.at({3, 0}).max_queues, 2U);
-  EXPECT_EQ(o.supervisor.per_vif.at({3, 0}).tuning.poll_us, 50U);
+  ASSERT_EQ(o.supervisor.per_vif.count(control::vif_id{domid{3}, 0}), 1U);
+  EXPECT_EQ(o.supervisor.per_vif.at(control::vif_id{domid{3}, 0}).max_queues, 2U);
+  EXPECT_EQ(o.supervisor.per_vif.at(control::vif_id{domid{3}, 0}).tuning.poll_us, 50U);
 }
 
 TEST_F(ConfigDocs, ManPageExampleIsAValidConfiguration) {
@@ -93,9 +93,9 @@ TEST_F(ConfigDocs, ManPageExampleIsAValidConfiguration) {
   EXPECT_EQ(o.supervisor.defaults.max_queues, 4U);
   EXPECT_EQ(o.supervisor.defaults.tuning.poll_us, 20U);
   ASSERT_TRUE(o.metrics_listen.has_value());
-  ASSERT_EQ(o.supervisor.per_vif.count({7, 0}), 1U);
-  EXPECT_EQ(o.supervisor.per_vif.at({7, 0}).tuning.poll_us, 100U);
-  EXPECT_EQ(o.supervisor.per_vif.at({7, 0}).max_queues, 2U);
+  ASSERT_EQ(o.supervisor.per_vif.count(control::vif_id{domid{7}, 0}), 1U);
+  EXPECT_EQ(o.supervisor.per_vif.at(control::vif_id{domid{7}, 0}).tuning.poll_us, 100U);
+  EXPECT_EQ(o.supervisor.per_vif.at(control::vif_id{domid{7}, 0}).max_queues, 2U);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ class kernel_tap_factory final : public tap_factory {
       return adopt(request.name);
     }
     // Offloads follow the frontend's features at connect; none until then.
-    tap::tap_device dev = tap::tap_device::create({request.name, 0, /*persist=*/true});
+    tap::tap_device dev = tap::tap_device::create({.name = request.name, .persist = true});
     try {
       dev.set_mac(tap::backend_vif_mac);
       dev.set_mtu(request.mtu);
@@ -76,7 +76,7 @@ class kernel_tap_factory final : public tap_factory {
   // (MAC, MTU, bridge, link up): attached to as it is. TUNSETIFF refuses an
   // interface that is not a TAP with our flags.
   static std::unique_ptr<vif_tap> adopt(const std::string& name) {
-    return std::make_unique<kernel_tap>(tap::tap_device::create({name, 0, /*persist=*/true}));
+    return std::make_unique<kernel_tap>(tap::tap_device::create({.name = name, .persist = true}));
   }
 };
 

@@ -41,9 +41,7 @@ void supervisor::start() {
   const std::string home = xs_.get_domain_path(self_);
   env_ = std::make_unique<vif_env>(vif_env{executor_, xs_, queues_, taps_, self_,
                                            home + "/backend/vif", home + "/error/backend/vif",
-                                           [this](domid d, unsigned devid) {
-                                             mark_dirty({d.value(), devid});
-                                           }});
+                                           [this](vif_id id) { mark_dirty(id); }});
   watcher_ = std::make_unique<xs::watcher>(
       xs_, executor_, [this](std::string_view p, std::string_view t) { on_watch(p, t); });
   watcher_->add(env_->backend_root, backend_token);  // fires once: the first scan
@@ -51,8 +49,8 @@ void supervisor::start() {
   start_liveness_probe();
 }
 
-std::string supervisor::frontend_token(vif_key key) {
-  return "fe:" + std::to_string(key.first) + ":" + std::to_string(key.second);
+std::string supervisor::frontend_token(vif_id id) {
+  return "fe:" + std::to_string(id.frontend.value()) + ":" + std::to_string(id.devid);
 }
 
 // backend-vif events name a path below backend_root: "<D>/<N>/..." belongs to
@@ -68,7 +66,7 @@ void supervisor::on_watch(std::string_view path, std::string_view token) {
                        ? std::nullopt
                        : parse_component(token.substr(colon + 1), 65535);
     if (d && n) {
-      mark_dirty({static_cast<std::uint16_t>(*d), *n});
+      mark_dirty(vif_id{domid{static_cast<std::uint16_t>(*d)}, *n});
     }
     return;
   }
@@ -82,15 +80,15 @@ void supervisor::on_watch(std::string_view path, std::string_view token) {
   const auto n = slash1 == std::string_view::npos
                      ? std::nullopt
                      : parse_component(rest.substr(slash1 + 1, slash2 - slash1 - 1), 65535);
-  if (d && n && vifs_.contains({static_cast<std::uint16_t>(*d), *n})) {
-    mark_dirty({static_cast<std::uint16_t>(*d), *n});
+  if (d && n && vifs_.contains(vif_id{domid{static_cast<std::uint16_t>(*d)}, *n})) {
+    mark_dirty(vif_id{domid{static_cast<std::uint16_t>(*d)}, *n});
   } else {
     scan_pending_ = true;
     schedule();
   }
 }
 
-void supervisor::mark_dirty(vif_key key) {
+void supervisor::mark_dirty(vif_id key) {
   dirty_.insert(key);
   schedule();
 }
@@ -116,9 +114,9 @@ void supervisor::run_pending() {
     scan_pending_ = false;
     scan();
   }
-  const std::set<vif_key> work = std::move(dirty_);
+  const std::set<vif_id> work = std::move(dirty_);
   dirty_.clear();
-  for (const vif_key& key : work) {
+  for (const vif_id& key : work) {
     refresh_vif(key);
   }
 }
@@ -133,7 +131,7 @@ void supervisor::scan() {
       }
       for (const std::string& nname : xs_.directory(env_->backend_root + "/" + dname)) {
         if (const auto n = parse_component(nname, 65535)) {
-          consider(domid{static_cast<std::uint16_t>(*d)}, *n);
+          consider(vif_id{domid{static_cast<std::uint16_t>(*d)}, *n});
         }
       }
     }
@@ -145,25 +143,24 @@ void supervisor::scan() {
 
 // A new device is online=1 with state=1 (QEMU's and libxl's rule); at
 // startup every online device is adopted (daemon restart).
-void supervisor::consider(domid d, unsigned devid) {
-  const vif_key key{d.value(), devid};
+void supervisor::consider(vif_id key) {
   if (vifs_.contains(key)) {
     return;
   }
-  const std::string be =
-      env_->backend_root + "/" + std::to_string(d.value()) + "/" + std::to_string(devid);
+  const std::string be = env_->backend_root + "/" + std::to_string(key.frontend.value()) + "/" +
+                         std::to_string(key.devid);
   const auto state = xs_.read(be + "/state");
   if (xs_.read(be + "/online") != "1" || !state || (*state != "1" && !adopting_)) {
     return;
   }
   const auto custom = options_.per_vif.find(key);
   auto v = std::make_shared<vif>(
-      *env_, custom != options_.per_vif.end() ? custom->second : options_.defaults, d, devid);
+      *env_, custom != options_.per_vif.end() ? custom->second : options_.defaults, key);
   for (const std::string& path : v->frontend_watch_paths()) {
     try {
       watcher_->add(path, frontend_token(key));
     } catch (const std::exception& e) {
-      spdlog::warn("vif{}.{}: watching {}: {}", d.value(), devid, path, e.what());
+      spdlog::warn("{}: watching {}: {}", key.name(), path, e.what());
     }
   }
   if (*state != "1") {
@@ -175,7 +172,7 @@ void supervisor::consider(domid d, unsigned devid) {
   mark_dirty(key);
 }
 
-void supervisor::refresh_vif(vif_key key) {
+void supervisor::refresh_vif(vif_id key) {
   const auto it = vifs_.find(key);
   if (it == vifs_.end()) {
     return;
@@ -187,7 +184,7 @@ void supervisor::refresh_vif(vif_key key) {
   }
 }
 
-void supervisor::forget(vif_key key) {
+void supervisor::forget(vif_id key) {
   const auto it = vifs_.find(key);
   if (it == vifs_.end()) {
     return;
@@ -200,7 +197,7 @@ void supervisor::forget(vif_key key) {
   vifs_.erase(it);
 }
 
-void supervisor::shutdown(bool keep_vifs) {
+void supervisor::shutdown(vif_exit exit) {
   if (stopped_) {
     return;
   }
@@ -209,7 +206,7 @@ void supervisor::shutdown(bool keep_vifs) {
     xs_timer_->cancel();  // the XenStore liveness probe (supervisor_reconnect.cpp)
   }
   for (auto& [key, v] : vifs_) {
-    if (keep_vifs) {
+    if (exit == vif_exit::keep) {
       v->detach();
     } else {
       v->shutdown();
@@ -217,13 +214,14 @@ void supervisor::shutdown(bool keep_vifs) {
   }
   vifs_.clear();
   watcher_.reset();
-  spdlog::info("supervisor: every vif {}", keep_vifs ? "kept for the next daemon" : "closed");
+  spdlog::info("supervisor: every vif {}",
+               exit == vif_exit::keep ? "kept for the next daemon" : "closed");
 }
 
-std::shared_ptr<vif> supervisor::find(domid d, unsigned devid) const {
-  const auto it = vifs_.find({d.value(), devid});
+std::shared_ptr<vif> supervisor::find(vif_id id) const {
+  const auto it = vifs_.find(id);
   if (it == vifs_.end()) {
-    throw std::invalid_argument("no vif" + std::to_string(d.value()) + "." + std::to_string(devid));
+    throw std::invalid_argument("no " + id.name());
   }
   return it->second;
 }
@@ -234,29 +232,29 @@ void supervisor::note_link(const tap::link_event& e) {
   }
 }
 
-void supervisor::disable(domid d, unsigned devid, const std::string& reason) {
-  const std::shared_ptr<vif> v = find(d, devid);
+void supervisor::disable(vif_id id, const std::string& reason) {
+  const std::shared_ptr<vif> v = find(id);
   v->disable(reason);
   if (v->destroyed()) {
-    forget({d.value(), devid});
+    forget(id);
   }
 }
 
-bool supervisor::enable(domid d, unsigned devid) {
-  const std::shared_ptr<vif> v = find(d, devid);
+bool supervisor::enable(vif_id id) {
+  const std::shared_ptr<vif> v = find(id);
   const bool enabled = v->enable();
   if (v->destroyed()) {
-    forget({d.value(), devid});
+    forget(id);
   }
   return enabled;
 }
 
-std::vector<unsigned> supervisor::kick(domid d, unsigned devid, std::optional<unsigned> q) {
-  return find(d, devid)->kick(q);
+std::vector<unsigned> supervisor::kick(vif_id id, std::optional<unsigned> q) {
+  return find(id)->kick(q);
 }
 
-std::optional<hash_status> supervisor::hash_config(domid d, unsigned devid) const {
-  return find(d, devid)->hash_config();
+std::optional<hash_status> supervisor::hash_config(vif_id id) const {
+  return find(id)->hash_config();
 }
 
 daemon_status supervisor::status() const {

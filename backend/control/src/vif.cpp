@@ -19,18 +19,17 @@ constexpr int max_steps_per_refresh = 12;  // the longest path is 4 edges plus a
 
 }  // namespace
 
-vif::vif(vif_env& env, vif_options options, domid frontend, unsigned devid)
+vif::vif(vif_env& env, vif_options options, vif_id id)
     : env_(env),
       options_(options),
-      frontend_(frontend),
-      devid_(devid),
-      backend_path_(env.backend_root + "/" + std::to_string(frontend.value()) + "/" +
-                    std::to_string(devid)) {
+      id_(id),
+      backend_path_(env.backend_root + "/" + std::to_string(id.frontend.value()) + "/" +
+                    std::to_string(id.devid)) {
   const key_reader read = [this](std::string_view key) {
     return env_.xs.read(backend_path_ + "/" + std::string(key));
   };
   try {
-    auto parsed = parse_backend_keys(read, frontend_, devid_);
+    auto parsed = parse_backend_keys(read, id_.frontend, id_.devid);
     if (parsed) {
       config_ = std::move(parsed.value());
       warn_if_rate_ignored();
@@ -49,7 +48,7 @@ vif::~vif() {
 }
 
 std::string vif::tag() const {
-  return "vif" + std::to_string(frontend_.value()) + "." + std::to_string(devid_);
+  return id_.name();
 }
 
 std::vector<std::string> vif::frontend_watch_paths() const {
@@ -208,8 +207,8 @@ bool vif::write_state(xenbus_state st) {
 void vif::fail(datapath::fault_kind kind, const std::string& message) {
   failure_ = vif_failure{kind, message};
   UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
-  const std::string node = env_.error_root + "/" + std::to_string(frontend_.value()) + "/" +
-                           std::to_string(devid_) + "/error";
+  const std::string node = env_.error_root + "/" + std::to_string(id_.frontend.value()) + "/" +
+                           std::to_string(id_.devid) + "/error";
   try {
     env_.xs.write(node, std::to_string(EINVAL) + " " + message);
   } catch (const std::exception& e) {
@@ -229,7 +228,7 @@ void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
       spdlog::warn("{}: carrier off: {}", tag(), e.what());
     }
   }
-  env_.request_refresh(frontend_, devid_);
+  env_.request_refresh(id_);
 }
 
 void vif::on_hash_published(std::uint64_t generation) {
@@ -262,8 +261,7 @@ std::optional<hash_status> vif::hash_config() const {
 
 vif_status vif::status() const {
   vif_status s;
-  s.frontend = frontend_;
-  s.devid = devid_;
+  s.id = id_;
   s.state = backend_state_;
   s.tap = tap_name();
   s.failure = failure_;

@@ -95,7 +95,7 @@ bool vif::do_advertise_features() {
 }
 
 frontend_limits vif::limits() const {
-  frontend_limits l{frontend_, devid_, options_.max_queues, options_.max_xdp_headroom,
+  frontend_limits l{id_.frontend, id_.devid, options_.max_queues, options_.max_xdp_headroom,
                     options_.tuning};
   if (const auto rate = config_ ? config_->rate() : std::nullopt) {
     l.tuning.rate_bytes = rate->bytes;
@@ -118,7 +118,7 @@ void vif::start_data_path(frontend_config cfg) {
   req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
   req.queues = std::move(cfg.queues);
   req.ctrl_ring = cfg.ctrl_ring;
-  req.ctrl_thread_name = ctrl_thread_name(frontend_, devid_);
+  req.ctrl_thread_name = ctrl_thread_name(id_.frontend, id_.devid);
   const std::uint64_t generation = ++generation_;
   // Called on a worker thread: only post to the control thread (XSA-90).
   req.on_fault = [weak = weak_from_this(), ex = env_.executor,
@@ -237,7 +237,7 @@ void vif::follow_multicast_control() {
     const bool on = p.flag(key);
     if (!p.ok()) {
       fail(fault_kind::frontend, "frontend " + p.error().message());
-      env_.request_refresh(frontend_, devid_);
+      env_.request_refresh(id_);
       return;
     }
     if (multicast_control_ != on) {

@@ -2,10 +2,6 @@
 
 namespace unetback::control {
 
-std::string vif_status::name() const {
-  return "vif" + std::to_string(frontend.value()) + "." + std::to_string(devid);
-}
-
 std::string vif_status::disabled_reason() const {
   if (disabled_by) {
     return *disabled_by;

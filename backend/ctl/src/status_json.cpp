@@ -21,8 +21,8 @@ json ctrl_json(const datapath::ctrl_ring_counters& c) {
 
 json list_entry(const control::vif_status& v) {
   return {{"name", v.name()},
-          {"domid", v.frontend.value()},
-          {"devid", v.devid},
+          {"domid", v.id.frontend.value()},
+          {"devid", v.id.devid},
           {"state", std::string(control::name_of(v.state))},
           {"tap", v.tap},
           {"failed", v.failure.has_value()},

@@ -163,7 +163,7 @@ settings_layer daemon_table(const toml::table& t, const std::string& file) {
   return s;
 }
 
-std::pair<std::uint16_t, unsigned> vif_id(const std::string& name, const std::string& file) {
+control::vif_id vif_named(const std::string& name, const std::string& file) {
   const auto dot = name.find('.');
   const auto d =
       dot == std::string::npos ? std::nullopt : xs::parse_decimal(name.substr(0, dot), domid_max);
@@ -172,12 +172,11 @@ std::pair<std::uint16_t, unsigned> vif_id(const std::string& name, const std::st
   if (!d || !n) {
     bad(file + ": [vif.\"" + name + "\"]", "the name must be \"<domid>.<devid>\"");
   }
-  return {static_cast<std::uint16_t>(*d), static_cast<unsigned>(*n)};
+  return {domid{static_cast<std::uint16_t>(*d)}, static_cast<unsigned>(*n)};
 }
 
-std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> vif_tables(const toml::table& t,
-                                                                       const std::string& file) {
-  std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> per_vif;
+std::map<control::vif_id, vif_overrides> vif_tables(const toml::table& t, const std::string& file) {
+  std::map<control::vif_id, vif_overrides> per_vif;
   for (const auto& [k, n] : t) {
     const std::string name(k.str());
     const auto* table = n.as_table();
@@ -194,7 +193,7 @@ std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> vif_tables(const tom
       }
       o = *next;
     }
-    per_vif[vif_id(name, file)] = o;
+    per_vif[vif_named(name, file)] = o;
   }
   return per_vif;
 }

@@ -68,7 +68,7 @@ struct settings_layer {
   std::optional<long long> max_xdp_headroom;
   std::optional<bool> keep_vifs;
   vif_overrides vif;
-  std::map<std::pair<std::uint16_t, unsigned>, vif_overrides> per_vif;
+  std::map<control::vif_id, vif_overrides> per_vif;
 };
 
 /// poll-us as text: "auto" (datapath::queue_tuning::poll_us_auto), or

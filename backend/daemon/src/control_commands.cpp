@@ -53,29 +53,26 @@ json dump(const control::supervisor& sup, const json& request) {
 }
 
 // disable/enable name one vif ("vif<D>.<N>"); an unknown name is an error.
-std::pair<domid, unsigned> one_vif(const control::supervisor& sup, const json& request) {
+control::vif_id one_vif(const control::supervisor& sup, const json& request) {
   if (!request.contains("vif") || !request["vif"].is_string()) {
     throw std::invalid_argument(request.value("cmd", std::string()) + " needs a vif (vifD.N)");
   }
-  const auto v = vifs_matching(sup, request).at(0);
-  return {v.frontend, v.devid};
+  return vifs_matching(sup, request).at(0).id;
 }
 
 json disable(control::supervisor& sup, const json& request) {
-  const auto [d, devid] = one_vif(sup, request);
-  sup.disable(d, devid, "operator");
+  sup.disable(one_vif(sup, request), "operator");
   return {{"name", request["vif"]}, {"disabled", true}};
 }
 
 json enable(control::supervisor& sup, const json& request) {
-  const auto [d, devid] = one_vif(sup, request);
-  const bool was_disabled = sup.enable(d, devid);
+  const bool was_disabled = sup.enable(one_vif(sup, request));
   return {{"name", request["vif"]}, {"enabled", true}, {"was_disabled", was_disabled}};
 }
 
 // kick names one vif and optionally one queue (a non-negative integer).
 json kick(control::supervisor& sup, const json& request) {
-  const auto [d, devid] = one_vif(sup, request);
+  const control::vif_id id = one_vif(sup, request);
   std::optional<unsigned> queue;
   if (request.contains("queue")) {
     if (!request["queue"].is_number_unsigned()) {
@@ -83,12 +80,11 @@ json kick(control::supervisor& sup, const json& request) {
     }
     queue = request["queue"].get<unsigned>();
   }
-  return {{"name", request["vif"]}, {"kicked", sup.kick(d, devid, queue)}};
+  return {{"name", request["vif"]}, {"kicked", sup.kick(id, queue)}};
 }
 
 json hash(const control::supervisor& sup, const json& request) {
-  const auto [d, devid] = one_vif(sup, request);
-  const auto config = sup.hash_config(d, devid);
+  const auto config = sup.hash_config(one_vif(sup, request));
   json out = {{"name", request["vif"]}, {"control_ring", config.has_value()}};
   if (config) {
     out.update(ctl::hash_entry(*config));

@@ -126,7 +126,7 @@ int serve(const daemon_options& o, daemon_parts& parts) {
     spdlog::info("signal {}: {} {} vifs", sig, what, sup.vif_count());
     service::notify_stopping(fmt::format("{} {} vifs", what, sup.vif_count()));
     wd.stop();
-    sup.shutdown(o.keep_vifs);
+    sup.shutdown(o.keep_vifs ? control::vif_exit::keep : control::vif_exit::close);
     io.stop();
   });
   io.run();

@@ -58,8 +58,8 @@ const std::array<ctrl_family, 4>& ctrl_families() {
 
 labels vif_labels(const control::vif_status& v) {
   return {{"vif", v.name()},
-          {"domid", std::to_string(v.frontend.value())},
-          {"devid", std::to_string(v.devid)}};
+          {"domid", std::to_string(v.id.frontend.value())},
+          {"devid", std::to_string(v.id.devid)}};
 }
 
 labels with(labels l, std::string name, std::string value) {

@@ -392,7 +392,7 @@ TEST_F(VifOnSimXenstore, RestartWhoseResumeFailsClosesSoTheFrontendReconnects) {
 TEST_F(VifOnSimXenstore, ShutdownKeepingVifsLeavesThemConnectedForTheNextDaemon) {
   start();
   bring_up();
-  sup_->shutdown(/*keep_vifs=*/true);
+  sup_->shutdown(vif_exit::keep);
   EXPECT_EQ(be("state"), "4");
   EXPECT_TRUE(queues_.created[0]->stopped);
   EXPECT_FALSE(taps_.created[0]->removed);
@@ -407,7 +407,7 @@ TEST_F(VifOnSimXenstore, ShutdownKeepingVifsLeavesThemConnectedForTheNextDaemon)
 TEST_F(VifOnSimXenstore, OperatorDisableStopsQueuesCarrierOffStateStaysConnected) {
   start();
   bring_up(2);
-  sup_->disable(domid{1}, 0, "operator");
+  sup_->disable(vif_id{domid{1}, 0}, "operator");
   EXPECT_TRUE(queues_.created[0]->stopped);
   EXPECT_FALSE(taps_.created[0]->carrier);
   EXPECT_TRUE(stays("4"));
@@ -415,29 +415,29 @@ TEST_F(VifOnSimXenstore, OperatorDisableStopsQueuesCarrierOffStateStaysConnected
   EXPECT_TRUE(v.disabled());
   EXPECT_EQ(v.disabled_reason(), "operator");
   EXPECT_EQ(v.state, xenbus_state::connected);
-  sup_->disable(domid{1}, 0, "operator");  // idempotent
+  sup_->disable(vif_id{domid{1}, 0}, "operator");  // idempotent
   EXPECT_EQ(queues_.created.size(), 1U);
 }
 
 TEST_F(VifOnSimXenstore, EnableResumesADisabledVifLikeARestart) {
   start();
   bring_up(2);
-  sup_->disable(domid{1}, 0, "operator");
-  EXPECT_TRUE(sup_->enable(domid{1}, 0));
+  sup_->disable(vif_id{domid{1}, 0}, "operator");
+  EXPECT_TRUE(sup_->enable(vif_id{domid{1}, 0}));
   ASSERT_EQ(queues_.created.size(), 2U);
   EXPECT_TRUE(queues_.created[1]->started);
   EXPECT_TRUE(queues_.created[1]->configs[0].resume);
   EXPECT_TRUE(taps_.created[0]->carrier);
   EXPECT_TRUE(stays("4"));
   EXPECT_FALSE(sup_->status().vifs.at(0).disabled());
-  EXPECT_FALSE(sup_->enable(domid{1}, 0));  // nothing to enable
+  EXPECT_FALSE(sup_->enable(vif_id{domid{1}, 0}));  // nothing to enable
   EXPECT_EQ(queues_.created.size(), 2U);
 }
 
 TEST_F(VifOnSimXenstore, DisabledVifStillClosesWhenTheFrontendCloses) {
   start();
   bring_up();
-  sup_->disable(domid{1}, 0, "operator");
+  sup_->disable(vif_id{domid{1}, 0}, "operator");
   netfront_state(*guest_, vif_, 5);
   EXPECT_TRUE(wait_state("5"));
   EXPECT_TRUE(stays("5"));  // Closed is the frontend's to write first
@@ -454,7 +454,7 @@ TEST_F(VifOnSimXenstore, EnableClearsAFrontendFault) {
   const vif_status v = sup_->status().vifs.at(0);
   EXPECT_TRUE(v.disabled());
   EXPECT_NE(v.disabled_reason().find("frontend fault"), std::string::npos);
-  EXPECT_TRUE(sup_->enable(domid{1}, 0));
+  EXPECT_TRUE(sup_->enable(vif_id{domid{1}, 0}));
   EXPECT_FALSE(sup_->status().vifs.at(0).failure.has_value());
   netfront_state(*guest_, vif_, 6);
   ASSERT_TRUE(wait_state("6"));
@@ -464,8 +464,8 @@ TEST_F(VifOnSimXenstore, EnableClearsAFrontendFault) {
 
 TEST_F(VifOnSimXenstore, DisableOrEnableOfAnUnknownVifIsAnError) {
   start();
-  EXPECT_THROW(sup_->disable(domid{7}, 0, "operator"), std::invalid_argument);
-  EXPECT_THROW((void)sup_->enable(domid{7}, 0), std::invalid_argument);
+  EXPECT_THROW(sup_->disable(vif_id{domid{7}, 0}, "operator"), std::invalid_argument);
+  EXPECT_THROW((void)sup_->enable(vif_id{domid{7}, 0}), std::invalid_argument);
 }
 
 TEST_F(VifOnSimXenstore, DynamicMulticastControlFollowsTheFrontend) {

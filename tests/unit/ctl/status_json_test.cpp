@@ -11,8 +11,7 @@ using nlohmann::json;
 
 control::vif_status connected_vif() {
   control::vif_status v;
-  v.frontend = domid{3};
-  v.devid = 1;
+  v.id = control::vif_id{domid{3}, 1};
   v.state = control::xenbus_state::connected;
   v.tap = "vif3.1";
   control::queue_status q{queue_index{0}, {}, "Queue 0\n  tx: req_prod 4"};

@@ -195,7 +195,7 @@ TEST_F(ConfigValidation, RangeBoundsThemselvesAreAccepted) {
   EXPECT_EQ(o.supervisor.defaults.max_queues, 64U);
   EXPECT_EQ(o.supervisor.defaults.tuning.poll_us, 1000000U);
   EXPECT_EQ(o.supervisor.defaults.tuning.rx_stall_timeout, std::chrono::milliseconds(3600000));
-  const auto& v = o.supervisor.per_vif.at({32751, 65535});
+  const auto& v = o.supervisor.per_vif.at(control::vif_id{domid{32751}, 65535});
   EXPECT_EQ(v.max_queues, 1U);
   EXPECT_EQ(v.tuning.rx_backlog_bytes, 1073741824U);
   EXPECT_EQ(v.tuning.rx_stall_timeout, std::chrono::milliseconds(1000));
@@ -347,7 +347,7 @@ TEST_F(ConfigValidation, EachFlagOverridesItsKeyInTheFile) {
 TEST_F(ConfigValidation, FlagsApplyToVifSectionsExceptWhatTheSectionSets) {
   write_config("[daemon]\nmax-queues = 2\npoll-us = 10\n[vif.\"4.0\"]\nmax-queues = 3\n");
   const daemon_options o = accepted({"--max-queues", "6", "--poll-us", "20"});
-  const auto& v = o.supervisor.per_vif.at({4, 0});
+  const auto& v = o.supervisor.per_vif.at(control::vif_id{domid{4}, 0});
   EXPECT_EQ(v.max_queues, 3U);       // the section's own value
   EXPECT_EQ(v.tuning.poll_us, 20U);  // inherited: the flag beat [daemon]
   EXPECT_EQ(o.supervisor.defaults.max_queues, 6U);
@@ -358,7 +358,8 @@ TEST_F(ConfigValidation, PollUsTakesAutoInTheFileAndOnTheCommandLine) {
   write_config("[daemon]\npoll-us = 30\n[vif.\"4.0\"]\npoll-us = \"auto\"\n");
   const daemon_options f = accepted({});
   EXPECT_EQ(f.supervisor.defaults.tuning.poll_us, 30U);
-  EXPECT_EQ(f.supervisor.per_vif.at({4, 0}).tuning.poll_us, queue_tuning::poll_us_auto);
+  EXPECT_EQ(f.supervisor.per_vif.at(control::vif_id{domid{4}, 0}).tuning.poll_us,
+            queue_tuning::poll_us_auto);
   const daemon_options c = accepted({"--poll-us", "auto"});
   EXPECT_EQ(c.supervisor.defaults.tuning.poll_us, queue_tuning::poll_us_auto);
   write_config("");

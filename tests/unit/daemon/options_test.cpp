@@ -107,7 +107,7 @@ TEST_F(DaemonOptions, ConfigFileSetsDaemonAndPerVifValues) {
   EXPECT_FALSE(o.supervisor.defaults.wait_for_hotplug);
   EXPECT_EQ(o.supervisor.defaults.tuning.rx_backlog_bytes, 1048576U);
   EXPECT_EQ(o.supervisor.defaults.max_xdp_headroom, 256U);
-  const auto& v = o.supervisor.per_vif.at({3, 0});
+  const auto& v = o.supervisor.per_vif.at(control::vif_id{domid{3}, 0});
   EXPECT_EQ(v.max_queues, 2U);
   EXPECT_EQ(v.tuning.poll_us, 7U);  // the rest inherits [daemon]
 }

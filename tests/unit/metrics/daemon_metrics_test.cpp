@@ -34,8 +34,7 @@ control::queue_status queue_status(unsigned index, std::uint64_t base) {
 control::daemon_status status(std::uint64_t base, bool disabled,
                               std::optional<fault_kind> fault = std::nullopt) {
   control::vif_status v;
-  v.frontend = domid{3};
-  v.devid = 0;
+  v.id = control::vif_id{domid{3}, 0};
   v.state = xenbus_state::connected;
   v.tap = "vif3.0";
   if (fault) {

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       ts.network_attach(spec);
     } else if (*detach) {
       const auto spec = read_vif_spec(client, guest, devid, domid{0});
-      if (!ts.network_detach(spec, /*force=*/false)) {
+      if (!ts.network_detach(spec, detach::graceful)) {
         std::fprintf(stderr, "sim-xl: backend did not reach Closed within 10 s\n");
         return 1;
       }

@@ -63,7 +63,7 @@ void toolstack::domain_create(domid d) {
 void toolstack::domain_destroy(domid d) {
   for (unsigned devid : vif_devids(client_, d)) {
     auto spec = read_vif_spec(client_, d, devid, domid{0});
-    network_detach(spec, /*force=*/true);
+    network_detach(spec, detach::force);
   }
   client_.rm(domain_path(d));
   client_.rm(fmt::format("/libxl/{}", d.value()));
@@ -94,7 +94,7 @@ void toolstack::network_attach(const vif_spec& spec) {
   }
 }
 
-bool toolstack::network_detach(const vif_spec& spec, bool force) {
+bool toolstack::network_detach(const vif_spec& spec, detach how) {
   const auto be = backend_path(spec);
   client_.transact([&](xs::transaction& t) {
     if (!t.read(be + "/state")) {
@@ -104,7 +104,7 @@ bool toolstack::network_detach(const vif_spec& spec, bool force) {
     if (t.read(be + "/state") != "6") {
       t.write(be + "/state", "5");
     }
-    if (force) {
+    if (how == detach::force) {
       t.rm(frontend_path(spec));
     }
   });

@@ -4,6 +4,7 @@
 // the hotplug script, and the unplug handshake with its 10 s wait for Closed.
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ namespace unetback::toolstack {
 /// libxl's LIBXL_INIT_TIMEOUT and LIBXL_DESTROY_TIMEOUT.
 inline constexpr std::chrono::seconds init_timeout{10};
 inline constexpr std::chrono::seconds destroy_timeout{10};
+
+/// How network_detach goes: `xl network-detach`, or as `xl destroy` does it.
+enum class detach : std::uint8_t { graceful, force };
 
 class toolstack {
  public:
@@ -33,11 +37,12 @@ class toolstack {
   /// Throws std::runtime_error with libxl-like messages on failure.
   void network_attach(const vif_spec& spec);
   /// `xl network-detach`: online=0 + state=5 in one transaction, waits for
-  /// Closed, runs the script `offline`, removes the nodes. With `force` (as
-  /// `xl destroy`) the frontend dir goes in the first transaction.
+  /// Closed, runs the script `offline`, removes the nodes. With
+  /// detach::force (as `xl destroy`) the frontend dir goes in the first
+  /// transaction.
   /// Returns false if the backend did not reach Closed in time (nodes are
   /// removed anyway, as libxl does).
-  bool network_detach(const vif_spec& spec, bool force);
+  bool network_detach(const vif_spec& spec, detach how);
   /// `xl network-list`: one line per vif of `d`.
   std::vector<std::string> network_list(domid d);
 

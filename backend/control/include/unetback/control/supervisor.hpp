@@ -13,6 +13,7 @@
 #include <chrono>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,8 +33,14 @@ namespace unetback::control {
 /// Settings of every vif, with per-device overrides.
 struct supervisor_options {
   vif_options defaults;
-  /// Keyed by (frontend domid, devid): replaces `defaults` for that vif.
-  std::map<std::pair<std::uint16_t, unsigned>, vif_options> per_vif;
+  /// Replaces `defaults` for that vif.
+  std::map<vif_id, vif_options> per_vif;
+};
+
+/// What daemon exit does to the vifs (supervisor::shutdown).
+enum class vif_exit : std::uint8_t {
+  close,  ///< every data path stops and every backend goes Closed
+  keep,   ///< keep-vifs (upgrades): only the data paths stop; the next daemon resumes
 };
 
 class supervisor {
@@ -49,24 +56,24 @@ class supervisor {
   /// Throws xs::error if XenStore is unusable.
   void start();
   /// Daemon exit: every vif's data path stops and its backend goes Closed;
-  /// watches are removed. Idempotent. With `keep_vifs` (keep-vifs, for
+  /// watches are removed. Idempotent. With vif_exit::keep (keep-vifs, for
   /// upgrades) only the data paths stop: states, TAPs and carriers stay, and
   /// the next daemon resumes every Connected vif (vif::adopt()).
-  void shutdown(bool keep_vifs = false);
+  void shutdown(vif_exit exit = vif_exit::close);
   /// `unetbackctl disable vif<D>.<N>`: that vif's data path stops, its state
   /// stays. Throws std::invalid_argument for an unknown vif.
-  void disable(domid d, unsigned devid, const std::string& reason);
+  void disable(vif_id id, const std::string& reason);
   /// `unetbackctl enable vif<D>.<N>`: resumes a disabled (or faulted) vif.
   /// Returns false when it was not disabled. Throws std::invalid_argument
   /// for an unknown vif.
-  bool enable(domid d, unsigned devid);
+  bool enable(vif_id id);
 
   /// `unetbackctl kick vif<D>.<N> [queue]` (vif::kick). Throws
   /// std::invalid_argument for an unknown vif or queue.
-  std::vector<unsigned> kick(domid d, unsigned devid, std::optional<unsigned> q);
+  std::vector<unsigned> kick(vif_id id, std::optional<unsigned> q);
   /// `unetbackctl hash vif<D>.<N>` (vif::hash_config). Throws
   /// std::invalid_argument for an unknown vif.
-  [[nodiscard]] std::optional<hash_status> hash_config(domid d, unsigned devid) const;
+  [[nodiscard]] std::optional<hash_status> hash_config(vif_id id) const;
   /// A link message from the host (the daemon's rtnetlink watch): handed to
   /// the vif whose TAP it names (vif::note_link).
   void note_link(const tap::link_event& e);
@@ -81,18 +88,16 @@ class supervisor {
   [[nodiscard]] daemon_status status() const;
 
  private:
-  using vif_key = std::pair<std::uint16_t, unsigned>;
-
   void on_watch(std::string_view path, std::string_view token);
-  void mark_dirty(vif_key key);
+  void mark_dirty(vif_id key);
   void schedule();
   void run_pending();
   void scan();
-  void consider(domid d, unsigned devid);
-  void refresh_vif(vif_key key);
-  void forget(vif_key key);
-  [[nodiscard]] std::shared_ptr<vif> find(domid d, unsigned devid) const;
-  [[nodiscard]] static std::string frontend_token(vif_key key);
+  void consider(vif_id key);
+  void refresh_vif(vif_id key);
+  void forget(vif_id key);
+  [[nodiscard]] std::shared_ptr<vif> find(vif_id id) const;
+  [[nodiscard]] static std::string frontend_token(vif_id key);
   // XenStore connection loss (supervisor_reconnect.cpp): a probe every
   // second; on loss the watcher goes, reconnects back off from 100 ms to 5 s,
   // then every watch is re-established and every vif re-read (vifs whose
@@ -112,8 +117,8 @@ class supervisor {
   domid self_{0};
   std::unique_ptr<vif_env> env_;
   std::unique_ptr<xs::watcher> watcher_;
-  std::map<vif_key, std::shared_ptr<vif>> vifs_;
-  std::set<vif_key> dirty_;
+  std::map<vif_id, std::shared_ptr<vif>> vifs_;
+  std::set<vif_id> dirty_;
   bool scan_pending_ = false;
   bool scheduled_ = false;
   bool adopting_ = true;

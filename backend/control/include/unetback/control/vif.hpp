@@ -22,6 +22,7 @@
 #include "unetback/control/queue_factory.hpp"
 #include "unetback/control/state_machine.hpp"
 #include "unetback/control/tap_factory.hpp"
+#include "unetback/control/vif_id.hpp"
 #include "unetback/control/vif_status.hpp"
 #include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
@@ -51,14 +52,14 @@ struct vif_env {
   domid self;                ///< our own domain id
   std::string backend_root;  ///< /local/domain/<self>/backend/vif
   std::string error_root;    ///< /local/domain/<self>/error/backend/vif
-  /// Asks for refresh() of vif (D, N) soon, coalesced (used after faults).
-  std::function<void(domid, unsigned)> request_refresh;
+  /// Asks for refresh() of a vif soon, coalesced (used after faults).
+  std::function<void(vif_id)> request_refresh;
 };
 
 class vif : public std::enable_shared_from_this<vif> {
  public:
   /// Reads and validates the backend keys; creates nothing yet.
-  vif(vif_env& env, vif_options options, domid frontend, unsigned devid);
+  vif(vif_env& env, vif_options options, vif_id id);
   /// Stops a running data path (no XenStore writes: see shutdown()).
   ~vif();
   vif(const vif&) = delete;
@@ -145,8 +146,7 @@ class vif : public std::enable_shared_from_this<vif> {
 
   vif_env& env_;
   vif_options options_;
-  domid frontend_;
-  unsigned devid_;
+  vif_id id_;
   std::string backend_path_;
   std::optional<backend_config> config_;
   std::unique_ptr<vif_tap> tap_;

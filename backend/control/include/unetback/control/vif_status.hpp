@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "unetback/control/vif_id.hpp"
 #include "unetback/control/xenbus_state.hpp"
 #include "unetback/datapath/control_ring.hpp"
 #include "unetback/datapath/fault.hpp"
@@ -29,8 +30,7 @@ struct vif_failure {
 };
 
 struct vif_status {
-  domid frontend;
-  unsigned devid = 0;
+  vif_id id;
   xenbus_state state = xenbus_state::unknown;  ///< the backend's
   std::string tap;                             ///< its name; "" without one
   std::optional<vif_failure> failure;
@@ -40,7 +40,7 @@ struct vif_status {
   std::optional<datapath::ctrl_ring_counters> ctrl;  ///< with a control ring
 
   /// "vif<D>.<N>".
-  [[nodiscard]] std::string name() const;
+  [[nodiscard]] std::string name() const { return id.name(); }
   [[nodiscard]] bool disabled() const { return failure.has_value() || disabled_by.has_value(); }
   /// The operator's reason, "<kind> fault: <message>", or "" when enabled.
   [[nodiscard]] std::string disabled_reason() const;
