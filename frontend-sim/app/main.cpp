@@ -26,6 +26,7 @@
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
 #include "unetback/sim/netfront/guest_tap.hpp"
+#include "unetback/util/guarded_main.hpp"
 #include "unetback/xs/watcher.hpp"
 
 namespace {
@@ -228,7 +229,9 @@ int run(sim::frontend_device& dev, sim::guest_domain& dom, const cli_options& o)
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_program(int argc, char** argv) {
   CLI::App app{"netfront-sim: userspace Xen netfront for the unetback simulation"};
   cli_options o;
   add_options(app, o);
@@ -266,4 +269,10 @@ int main(int argc, char** argv) {
   }
   std::cout << counters_json(*dev, code).dump() << std::endl;
   return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return unetback::util::guarded_main("netfront-sim", [&] { return run_program(argc, argv); });
 }

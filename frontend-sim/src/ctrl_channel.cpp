@@ -43,12 +43,7 @@ ctrl_channel::~ctrl_channel() {
 std::optional<rings::ctrl_response> ctrl_channel::call(std::uint16_t type, std::uint32_t d0,
                                                        std::uint32_t d1, std::uint32_t d2,
                                                        std::chrono::milliseconds timeout) {
-  rings::ctrl_request req{};
-  req.id = next_id_++;
-  req.type = type;
-  req.data[0] = d0;
-  req.data[1] = d1;
-  req.data[2] = d2;
+  const rings::ctrl_request req = rings::make_ctrl_request(next_id_++, type, d0, d1, d2);
   if (!ring_.write_request(req)) {
     return std::nullopt;
   }

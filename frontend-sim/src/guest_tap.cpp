@@ -15,6 +15,8 @@
 #include <system_error>
 #include <thread>
 
+#include "unetback/tap/mac.hpp"
+
 namespace unetback::sim {
 namespace {
 
@@ -65,21 +67,15 @@ int open_queue(const guest_tap_options& o, bool first) {
   return fd;
 }
 
-bool parse_mac(const std::string& text, ifreq& ifr) {
-  unsigned b[6] = {};
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                  &tail) != 6) {
+bool set_hwaddr(const std::string& text, ifreq& ifr) {
+  const auto mac = tap::parse_mac(text);
+  if (!mac) {
     errno = EINVAL;
     return false;
   }
   ifr.ifr_hwaddr.sa_family = 1;  // ARPHRD_ETHER
-  for (int i = 0; i < 6; ++i) {
-    if (b[i] > 0xff) {
-      errno = EINVAL;
-      return false;
-    }
-    ifr.ifr_hwaddr.sa_data[i] = static_cast<char>(b[i]);
+  for (std::size_t i = 0; i < mac->size(); ++i) {
+    ifr.ifr_hwaddr.sa_data[i] = static_cast<char>((*mac)[i]);
   }
   return true;
 }
@@ -96,7 +92,7 @@ void configure_link(const guest_tap_options& o) {
     ok = ::ioctl(s, SIOCSIFMTU, &ifr) == 0;
   }
   if (ok && o.mac) {
-    ok = parse_mac(*o.mac, ifr) && ::ioctl(s, SIOCSIFHWADDR, &ifr) == 0;
+    ok = set_hwaddr(*o.mac, ifr) && ::ioctl(s, SIOCSIFHWADDR, &ifr) == 0;
   }
   if (ok && o.up && (ok = ::ioctl(s, SIOCGIFFLAGS, &ifr) == 0)) {
     ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);

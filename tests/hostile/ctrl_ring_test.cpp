@@ -154,12 +154,8 @@ TEST_F(CtrlRing, RequestRewrittenWhileTheBackendReadsItIsContained) {
   begin_attack();
   std::size_t answered = 0;
   for (int round = 0; round < 200; ++round) {
-    rings::ctrl_request req{};
-    req.id = static_cast<std::uint16_t>(round);
-    req.type = XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING;
-    req.data[0] = t.value();
-    req.data[1] = 4;
-    req.data[2] = 0;
+    const rings::ctrl_request req = rings::make_ctrl_request(
+        static_cast<std::uint16_t>(round), XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, t.value(), 4, 0);
     const std::uint32_t idx = ctrl().ring().req_prod_pvt();
     ctrl().put(req);
     std::atomic<bool> stop{false};

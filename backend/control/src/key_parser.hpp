@@ -13,7 +13,7 @@ namespace unetback::control::detail {
 
 class key_parser {
  public:
-  key_parser(const key_reader& read, std::string prefix = {})
+  explicit key_parser(const key_reader& read, std::string prefix = {})
       : read_(read), prefix_(std::move(prefix)) {}
 
   /// A required decimal in [lo, hi]; 0 after an error.

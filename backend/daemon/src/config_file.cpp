@@ -99,7 +99,7 @@ std::string one_of(const toml::node& n, const std::string& where,
   for (const char* a : allowed) {
     list += list.empty() ? a : std::string(", ") + a;
   }
-  const std::string v = choice(n, where, list);
+  std::string v = choice(n, where, list);
   for (const char* a : allowed) {
     if (v == a) {
       return v;

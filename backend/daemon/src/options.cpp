@@ -269,6 +269,7 @@ std::variant<daemon_options, early_exit> parse_command_line(const std::vector<st
   std::vector<std::string> argv_storage{"unetbackd"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;
+  argv.reserve(argv_storage.size());
   for (const auto& a : argv_storage) {
     argv.push_back(a.c_str());
   }

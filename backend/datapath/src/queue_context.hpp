@@ -3,7 +3,7 @@
 // vif's shared state and the worker's own handles. All references outlive the
 // worker thread (owned by queue::impl).
 
-#include <time.h>
+#include <ctime>
 
 #include <chrono>
 #include <cstdint>

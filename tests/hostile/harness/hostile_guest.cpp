@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "net_tools.hpp"
+#include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/test_support/socket_frame_port.hpp"
 
 namespace unetback::hostile {
@@ -393,13 +394,7 @@ std::vector<rings::ctrl_response> raw_ctrl_ring::responses(std::size_t n,
 std::optional<rings::ctrl_response> raw_ctrl_ring::call(std::uint16_t type, std::uint32_t d0,
                                                         std::uint32_t d1, std::uint32_t d2,
                                                         std::chrono::milliseconds timeout) {
-  rings::ctrl_request r{};
-  r.id = next_id_++;
-  r.type = type;
-  r.data[0] = d0;
-  r.data[1] = d1;
-  r.data[2] = d2;
-  put(r);
+  put(rings::make_ctrl_request(next_id_++, type, d0, d1, d2));
   push();
   auto rsp = responses(1, timeout);
   if (rsp.empty()) {

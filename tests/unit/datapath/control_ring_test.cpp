@@ -38,21 +38,8 @@ class ControlRing : public ::testing::Test {
   /// Sends one request and waits for its response.
   rings::ctrl_response call(std::uint16_t type, std::uint32_t d0 = 0, std::uint32_t d1 = 0,
                             std::uint32_t d2 = 0) {
-    rings::ctrl_request r{};
-    r.id = next_id_++;
-    r.type = type;
-    r.data[0] = d0;
-    r.data[1] = d1;
-    r.data[2] = d2;
-    EXPECT_TRUE(front_.write_request(r));
-    if (front_.push_requests_and_check_notify()) {
-      platform_.channels.at(0)->kick(ctrl_port);
-    }
-    EXPECT_TRUE(wait_until([&] { return front_.unconsumed_responses().value_or(0) > 0; }));
-    const rings::ctrl_response rsp = front_.copy_response(front_.rsp_cons());
-    front_.consume_responses(1);
-    EXPECT_EQ(rsp.id, r.id);
-    return rsp;
+    return ctrl_call(front_, *platform_.channels.at(0), ctrl_port,
+                     rings::make_ctrl_request(next_id_++, type, d0, d1, d2));
   }
   std::vector<fault> faults() {
     std::lock_guard lock(mu_);

@@ -49,6 +49,21 @@ inline bool wait_until(const std::function<bool()>& pred,
   return true;
 }
 
+/// Plays a control ring's frontend: writes `req`, notifies `port` when the
+/// ring asks for it, waits for the response, consumes and returns it.
+inline rings::ctrl_response ctrl_call(rings::ctrl_front_ring& front, fake_event_channel& channel,
+                                      std::uint32_t port, const rings::ctrl_request& req) {
+  EXPECT_TRUE(front.write_request(req));
+  if (front.push_requests_and_check_notify()) {
+    channel.kick(port);
+  }
+  EXPECT_TRUE(wait_until([&] { return front.unconsumed_responses().value_or(0) > 0; }));
+  const rings::ctrl_response rsp = front.copy_response(front.rsp_cons());
+  front.consume_responses(1);
+  EXPECT_EQ(rsp.id, req.id);
+  return rsp;
+}
+
 /// One data slot a test guest sends.
 struct tx_slot {
   std::uint32_t gref = 0;

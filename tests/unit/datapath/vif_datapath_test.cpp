@@ -70,16 +70,10 @@ class VifDatapath : public ::testing::Test {
   }
   /// The frontend selects Toeplitz hashing over the control ring.
   std::uint32_t select_toeplitz() {
-    rings::ctrl_request r{};
-    r.id = 1;
-    r.type = XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM;
-    r.data[0] = XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
-    EXPECT_TRUE(ctrl_front_.write_request(r));
-    if (ctrl_front_.push_requests_and_check_notify()) {
-      platform_.channels.back()->kick(ctrl_port);
-    }
-    EXPECT_TRUE(wait_until([&] { return ctrl_front_.unconsumed_responses().value_or(0) > 0; }));
-    return ctrl_front_.copy_response(ctrl_front_.rsp_cons()).status;
+    return ctrl_call(ctrl_front_, *platform_.channels.back(), ctrl_port,
+                     rings::make_ctrl_request(1, XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM,
+                                              XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ))
+        .status;
   }
 
   fake_guest_memory mem_;

@@ -44,13 +44,7 @@ struct fake_grants {
 
 ctrl_request req(std::uint16_t type, std::uint32_t d0 = 0, std::uint32_t d1 = 0,
                  std::uint32_t d2 = 0) {
-  ctrl_request r{};
-  r.id = 77;
-  r.type = type;
-  r.data[0] = d0;
-  r.data[1] = d1;
-  r.data[2] = d2;
-  return r;
+  return make_ctrl_request(77, type, d0, d1, d2);
 }
 
 class CtrlRing : public ::testing::Test {

@@ -17,9 +17,9 @@
 #include <linux/if_tun.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cstdint>
 #include <fstream>
@@ -37,6 +37,7 @@
 #include "relay_worker.hpp"
 #include "unetback/tap/mac.hpp"
 #include "unetback/tap/tap_device.hpp"
+#include "unetback/util/guarded_main.hpp"
 
 namespace {
 
@@ -179,7 +180,9 @@ nlohmann::json relay_until_signal(relay_taps& taps, const relay_options& o,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_program(int argc, char** argv) {
   CLI::App app{"tap-relay: TAP <-> TAP relay, the unetback benchmark's baseline (a)"};
   relay_options o;
   add_options(app, o);
@@ -198,4 +201,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return unetback::util::guarded_main("tap-relay", [&] { return run_program(argc, argv); });
 }

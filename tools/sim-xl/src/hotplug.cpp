@@ -1,9 +1,9 @@
 #include "hotplug.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <fmt/format.h>
 

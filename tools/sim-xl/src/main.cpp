@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toolstack.hpp"
+#include "unetback/util/guarded_main.hpp"
 
 namespace {
 
@@ -25,7 +26,9 @@ domid to_domid(unsigned v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_program(int argc, char** argv) {
   CLI::App app{"sim-xl: libxl's part of a vif's life, for the simulated platform"};
   std::string xenstore;
   app.add_option("--xenstore", xenstore, "xenstored socket (default: $XENSTORED_PATH)");
@@ -102,4 +105,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return unetback::util::guarded_main("sim-xl", [&] { return run_program(argc, argv); });
 }

@@ -14,6 +14,7 @@
 #include "client.hpp"
 #include "render.hpp"
 #include "unetback/ctl/control_protocol.hpp"
+#include "unetback/util/guarded_main.hpp"
 
 namespace {
 
@@ -77,7 +78,9 @@ int show_stats(const options& o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_program(int argc, char** argv) {
   CLI::App app{"unetbackctl: inspect and steer a running unetbackd"};
   options o;
   app.add_option("--socket", o.socket, "unetbackd's control socket")->capture_default_str();
@@ -145,4 +148,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return unetback::util::guarded_main("unetbackctl", [&] { return run_program(argc, argv); });
 }

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "c_ptr.hpp"
 #include "unetback/rings/ids.hpp"
 #include "unetback/xs/client.hpp"
 
@@ -107,10 +108,8 @@ bool client::alive() noexcept {
   // later request then fails (EBADF/EINVAL). "domid" always exists.
   unsigned int len = 0;
   errno = 0;
-  void* value = xs_read(handle_, XBT_NULL, "domid", &len);
-  const bool ok = value != nullptr || errno == ENOENT || errno == EACCES;
-  std::free(value);
-  return ok;
+  const c_ptr<void> value(xs_read(handle_, XBT_NULL, "domid", &len));
+  return value != nullptr || errno == ENOENT || errno == EACCES;
 }
 
 std::string client::get_domain_path(domid d) {

@@ -1,23 +1,16 @@
-// Node operations over libxenstore. Every libxenstore result is malloc'ed
-// (xenstore.h): wrap it in a unique_ptr with free() immediately.
+// Node operations over libxenstore; its results go into c_ptr at once.
 
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "c_ptr.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::xs {
 
 namespace {
-
-struct free_deleter {
-  void operator()(void* p) const noexcept { std::free(p); }  // NOLINT(cppcoreguidelines-no-malloc)
-};
-
-template <class T>
-using c_ptr = std::unique_ptr<T, free_deleter>;
 
 // xs_write takes an unsigned int length; values are bounded by the payload
 // maximum (4096) anyway, so longer ones are refused before the call.

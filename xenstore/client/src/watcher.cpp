@@ -25,8 +25,8 @@ constexpr std::size_t max_events_per_wakeup = 64;
 // Shared with the pending async_wait so a completion that races destruction
 // finds `closed` set instead of a dangling watcher.
 struct watcher::state : std::enable_shared_from_this<watcher::state> {
-  state(client& c, boost::asio::any_io_executor ex, handler h)
-      : xs(c), descriptor(std::move(ex)), on_event(std::move(h)) {}
+  state(client& c, const boost::asio::any_io_executor& ex, handler h)
+      : xs(c), descriptor(ex), on_event(std::move(h)) {}
 
   void arm() {
     descriptor.async_wait(boost::asio::posix::stream_descriptor::wait_read,
@@ -65,8 +65,8 @@ struct watcher::state : std::enable_shared_from_this<watcher::state> {
   bool closed = false;
 };
 
-watcher::watcher(client& c, boost::asio::any_io_executor ex, handler on_event)
-    : state_(std::make_shared<state>(c, std::move(ex), std::move(on_event))) {
+watcher::watcher(client& c, const boost::asio::any_io_executor& ex, handler on_event)
+    : state_(std::make_shared<state>(c, ex, std::move(on_event))) {
   errno = 0;
   const int fd = xs_fileno(c.native_handle());
   if (fd < 0) {

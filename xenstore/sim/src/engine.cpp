@@ -2,9 +2,9 @@
 
 #include "unetback/xs/sim/engine.hpp"
 
-#include <errno.h>
-#include <stdint.h>
+#include <stdint.h>  // NOLINT(modernize-deprecated-headers): global uint32_t for xs_wire.h
 #include <xen/io/xs_wire.h>
+#include <cerrno>
 
 #include "unetback/rings/ids.hpp"
 #include "unetback/xs/sim/path.hpp"

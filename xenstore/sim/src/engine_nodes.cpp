@@ -1,7 +1,7 @@
 // Engine node operations: READ, WRITE, MKDIR, RM, DIRECTORY(_PART),
 // GET_PERMS, SET_PERMS, with xenstored's permission rules and quotas.
 
-#include <errno.h>
+#include <cerrno>
 
 #include <iterator>
 

@@ -4,7 +4,7 @@
 // the live tree since (else EAGAIN: the client redoes the transaction), then
 // fires the transaction's watch events.
 
-#include <errno.h>
+#include <cerrno>
 
 #include "unetback/xs/sim/engine.hpp"
 

@@ -1,9 +1,9 @@
 // Engine watches (WATCH, UNWATCH, event delivery) and domain lifecycle
 // (INTRODUCE, RELEASE and the special @introduceDomain/@releaseDomain nodes).
 
-#include <errno.h>
-#include <stdint.h>
+#include <stdint.h>  // NOLINT(modernize-deprecated-headers): global uint32_t for xs_wire.h
 #include <xen/io/xs_wire.h>
+#include <cerrno>
 
 #include <algorithm>
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "unetback/util/guarded_main.hpp"
 #include "unetback/xs/sim/server.hpp"
 
 namespace {
@@ -52,7 +53,9 @@ int serve(const cli_options& opts) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_program(int argc, char** argv) {
   CLI::App app{"sim-xenstored: xenstored wire protocol over Unix sockets"};
   cli_options opts;
   app.add_option("--dir", opts.dir, "directory of the sockets (socket, socket.d<D>)");
@@ -65,4 +68,10 @@ int main(int argc, char** argv) {
     spdlog::error("sim-xenstored: {}", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return unetback::util::guarded_main("sim-xenstored", [&] { return run_program(argc, argv); });
 }

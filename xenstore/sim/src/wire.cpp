@@ -1,7 +1,8 @@
 #include "unetback/xs/sim/wire.hpp"
 
-#include <errno.h>  // before xs_wire.h: it builds xsd_errors only if EINVAL exists
-#include <stdint.h>
+// NOLINTNEXTLINE(modernize-deprecated-headers): before xs_wire.h, whose xsd_errors need EINVAL
+#include <errno.h>
+#include <stdint.h>  // NOLINT(modernize-deprecated-headers): global uint32_t for xs_wire.h
 #include <xen/io/xs_wire.h>
 
 #include <array>

@@ -66,9 +66,10 @@ class xen_grant_table final : public grant_table {
     static_assert(sizeof(grant_ref) == sizeof(std::uint32_t));
     const auto* raw_refs = reinterpret_cast<const std::uint32_t*>(refs.data());
     const int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
-    void* addr = xengnttab_map_domain_grant_refs(h_.get(), static_cast<std::uint32_t>(refs.size()),
-                                                 granter.value(),
-                                                 const_cast<std::uint32_t*>(raw_refs), prot);
+    void* addr = xengnttab_map_domain_grant_refs(
+        h_.get(), static_cast<std::uint32_t>(refs.size()), granter.value(),
+        // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): read only (xengnttab.h)
+        const_cast<std::uint32_t*>(raw_refs), prot);
     if (addr == nullptr) {
       ec = last_error();
       return nullptr;

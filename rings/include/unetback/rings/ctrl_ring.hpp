@@ -36,6 +36,20 @@ inline constexpr std::uint32_t invalid_parameter = XEN_NETIF_CTRL_STATUS_INVALID
 inline constexpr std::uint32_t buffer_overflow = XEN_NETIF_CTRL_STATUS_BUFFER_OVERFLOW;
 }  // namespace ctrl_status
 
+/// A request as a frontend writes it into the control ring (netif.h: id,
+/// type, data[0..2]; the meaning of each data word depends on the type).
+[[nodiscard]] constexpr ctrl_request make_ctrl_request(std::uint16_t id, std::uint16_t type,
+                                                       std::uint32_t d0 = 0, std::uint32_t d1 = 0,
+                                                       std::uint32_t d2 = 0) {
+  ctrl_request r{};
+  r.id = id;
+  r.type = type;
+  r.data[0] = d0;
+  r.data[1] = d1;
+  r.data[2] = d2;
+  return r;
+}
+
 /// A vif's receive-side hashing configuration, as the frontend set it.
 struct hash_config {
   std::uint32_t algorithm = XEN_NETIF_CTRL_HASH_ALGORITHM_NONE;  ///< NONE or TOEPLITZ
@@ -105,7 +119,8 @@ class ctrl_handler {
   struct outcome {
     std::uint32_t status = ctrl_status::success;
     std::uint32_t data = 0;
-    outcome(std::uint32_t s) : status(s) {}  // NOLINT(implicit): most handlers return a status
+    // NOLINTNEXTLINE(google-explicit-constructor): most handlers return a bare status
+    outcome(std::uint32_t s) : status(s) {}
     outcome(std::uint32_t s, std::uint32_t d) : status(s), data(d) {}
   };
 

@@ -11,10 +11,13 @@ namespace unetback::rings {
 template <class T, class E>
 class result {
  public:
+  // Implicit, as std::expected's: `return value;` and `return error;` both work.
   /// A successful result.
-  constexpr result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(implicit)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  constexpr result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
   /// A failed result.
-  constexpr result(E error) : v_(std::in_place_index<1>, error) {}  // NOLINT(implicit)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  constexpr result(E error) : v_(std::in_place_index<1>, error) {}
 
   /// True when a value is held.
   [[nodiscard]] constexpr bool has_value() const { return v_.index() == 0; }

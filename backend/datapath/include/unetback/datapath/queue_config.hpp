@@ -50,7 +50,7 @@ struct queue_tuning {
   /// Private RX buffer of one sweep (frames read from the TAP before their
   /// batched grant copy). The TAP is read only while RX buffers are posted,
   /// so the kernel's bounded TAP queue is the real backlog (XSA-392).
-  std::size_t rx_backlog_bytes = 512 * 1024;
+  std::size_t rx_backlog_bytes = std::size_t{512} * 1024;
   /// No usable RX slots this long: count a stall, turn the vif's carrier off
   /// until the guest posts buffers again, drop what waits (Linux
   /// rx_stall_timeout_msecs).

@@ -65,6 +65,7 @@ namespace unetback::datapath {
 /// Live counters of one queue. Written only by its worker (relaxed
 /// load + store, no read-modify-write), read from any thread.
 struct queue_counters {
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is a declarator, not an expression
 #define UNETBACK_DECLARE_COUNTER(name, doc) std::atomic<std::uint64_t> name{0};
   UNETBACK_QUEUE_COUNTERS(UNETBACK_DECLARE_COUNTER)
 #undef UNETBACK_DECLARE_COUNTER

@@ -25,7 +25,7 @@ class vif_credit {
  public:
   using clock = std::chrono::steady_clock;
   /// Linux: a burst of at least 128 KiB, so a 64 KiB packet always fits.
-  static constexpr std::uint64_t min_burst = 128 * 1024;
+  static constexpr std::uint64_t min_burst = std::uint64_t{128} * 1024;
 
   /// `bytes` == 0 or `interval` == 0: unlimited. Starts with a full burst at `now`.
   void set_rate(std::uint64_t bytes, std::chrono::microseconds interval,

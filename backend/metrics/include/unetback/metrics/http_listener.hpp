@@ -24,9 +24,9 @@ class http_listener {
   using renderer = std::function<std::string()>;
 
   struct limits {
-    std::size_t header_bytes = 8 * 1024;           ///< request line and headers
-    std::chrono::milliseconds read_timeout{5000};  ///< for the whole request
-    std::size_t connections = 16;                  ///< more are closed at once
+    std::size_t header_bytes = std::size_t{8} * 1024;  ///< request line and headers
+    std::chrono::milliseconds read_timeout{5000};      ///< for the whole request
+    std::size_t connections = 16;                      ///< more are closed at once
   };
 
   /// Binds and listens on `at`. Throws boost::system::system_error if it cannot.

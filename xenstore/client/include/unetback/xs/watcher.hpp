@@ -26,7 +26,7 @@ class watcher {
   using handler = std::function<void(std::string_view path, std::string_view token)>;
 
   /// Starts waiting on xs_fileno(c) on `ex`. Throws xs::error on failure.
-  watcher(client& c, boost::asio::any_io_executor ex, handler on_event);
+  watcher(client& c, const boost::asio::any_io_executor& ex, handler on_event);
   /// Removes every watch added here, cancels the wait and releases the fd
   /// (it belongs to libxenstore and is closed by xs_close).
   ~watcher();

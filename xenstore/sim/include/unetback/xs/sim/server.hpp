@@ -21,10 +21,10 @@ namespace unetback::xs::sim {
 
 /// Configuration of a server.
 struct server_options {
-  std::filesystem::path dir;                   ///< where the sockets live (created)
-  std::size_t max_output_bytes = 1024 * 1024;  ///< queued per client; beyond: dropped
-  std::size_t max_connections = 256;           ///< over all sockets
-  engine_limits limits;                        ///< quotas of the engine
+  std::filesystem::path dir;                                ///< where the sockets live (created)
+  std::size_t max_output_bytes = std::size_t{1024} * 1024;  ///< queued per client; beyond: dropped
+  std::size_t max_connections = 256;                        ///< over all sockets
+  engine_limits limits;                                     ///< quotas of the engine
 };
 
 /// Serves the engine on Unix sockets, on one io_context thread.
