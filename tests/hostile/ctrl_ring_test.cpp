@@ -140,7 +140,7 @@ TEST_F(CtrlRing, BadGrantRefsInRequestsAreRejected) {
 TEST_F(CtrlRing, ProducerIndexOverflowDisablesVif) {
   begin_attack();
   ctrl().publish_req_prod(ctrl().ring().req_prod_pvt() + 1000);
-  expect_vif_disabled("producer index overflow", /*queue_fault=*/false);
+  expect_vif_disabled("producer index overflow", fault_at::control_ring);
   expect_contained();
 }
 

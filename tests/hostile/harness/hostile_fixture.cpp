@@ -137,14 +137,14 @@ void hostile_test::expect_contained(std::uint64_t rss_bound_kib) {
             << "), log +" << log_growth << " bytes\n";
 }
 
-void hostile_test::expect_vif_disabled(const std::string& reason, bool queue_fault) {
+void hostile_test::expect_vif_disabled(const std::string& reason, fault_at where) {
   EXPECT_TRUE(guest().wait_backend_state({5, 6}))
       << "backend state stayed " << guest().backend_state().value_or(-1);
   const auto error = w().read(world::error_node(hostile_guest::id));
   EXPECT_TRUE(error && error->find(reason) != std::string::npos)
       << "error node: " << error.value_or("(none)");
   EXPECT_TRUE(w().wait_log(reason)) << "the daemon's log does not say '" << reason << "'";
-  if (queue_fault) {
+  if (where == fault_at::queue) {
     EXPECT_GE(counter("faults"), 1U);
   }
 }

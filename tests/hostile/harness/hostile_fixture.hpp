@@ -73,10 +73,13 @@ class hostile_test : public ::testing::Test {
   /// Ends it and asserts containment (see the file comment).
   void expect_contained(std::uint64_t rss_bound_kib = default_rss_bound_kib);
 
+  /// Where a fault was found: a queue's rings (its `faults` counter counts
+  /// it) or the control ring (no queue counter).
+  enum class fault_at : std::uint8_t { queue, control_ring };
   /// The vif was disabled for `reason`: backend Closing (or Closed), the
-  /// error node and the daemon log name the reason, and (for a queue, not
-  /// the control ring) the queue's `faults` counter counted it.
-  void expect_vif_disabled(const std::string& reason, bool queue_fault = true);
+  /// error node and the daemon log name the reason, and for a queue fault
+  /// the queue's `faults` counter counted it.
+  void expect_vif_disabled(const std::string& reason, fault_at where = fault_at::queue);
   /// A connect was refused: backend Closing/Closed and an error node
   /// containing `fragment`; the log names the vif.
   void expect_connect_refused(const std::string& fragment);

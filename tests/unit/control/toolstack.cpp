@@ -54,13 +54,13 @@ void libxl_add(xs::client& tool, const vif_spec& v) {
   });
 }
 
-void libxl_remove(xs::client& tool, const vif_spec& v, bool destroy) {
+void libxl_remove(xs::client& tool, const vif_spec& v, removal how) {
   tool.transact([&](xs::transaction& tx) {
     tx.write(v.backend_path() + "/online", "0");
     if (tx.read(v.backend_path() + "/state") != "6") {
       tx.write(v.backend_path() + "/state", "5");
     }
-    if (destroy) {
+    if (how == removal::destroy) {
       tx.rm(v.frontend_path());
     }
   });

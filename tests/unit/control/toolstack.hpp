@@ -25,9 +25,11 @@ struct vif_spec {
 /// libxl__device_nic_add: backend and frontend directories in one
 /// transaction, with libxl's permissions.
 void libxl_add(xs::client& tool, const vif_spec& v);
-/// xl network-detach: online=0 and state=5 in one transaction; with
-/// `destroy` (domain destroy) also deletes the frontend directory.
-void libxl_remove(xs::client& tool, const vif_spec& v, bool destroy);
+/// How a vif goes: `xl network-detach`, or with its domain (`xl destroy`).
+enum class removal : std::uint8_t { detach, destroy };
+/// online=0 and state=5 in one transaction; removal::destroy also deletes the
+/// frontend directory.
+void libxl_remove(xs::client& tool, const vif_spec& v, removal how);
 /// The final cleanup after state 6: both directories go.
 void libxl_delete(xs::client& tool, const vif_spec& v);
 /// The hotplug script's success.

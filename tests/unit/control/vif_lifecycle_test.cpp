@@ -134,7 +134,7 @@ TEST_F(VifOnSimXenstore, ConnectedWaitsForHotplugStatus) {
 TEST_F(VifOnSimXenstore, UnplugGoesClosedThenTheDeviceIsDestroyed) {
   start();
   bring_up();
-  libxl_remove(*tool_, vif_, /*destroy=*/false);
+  libxl_remove(*tool_, vif_, removal::detach);
   ASSERT_TRUE(run_until(io_, [&] { return queues_.created[0]->stopped.load(); }));
   EXPECT_TRUE(stays("5"));  // the frontend is still Connected
   netfront_state(*guest_, vif_, 5);
@@ -153,7 +153,7 @@ TEST_F(VifOnSimXenstore, DomainDestroyClosesWithoutTheFrontend) {
   start();
   bring_up();
   const auto t0 = std::chrono::steady_clock::now();
-  libxl_remove(*tool_, vif_, /*destroy=*/true);  // frontend dir gone too
+  libxl_remove(*tool_, vif_, removal::destroy);  // frontend dir gone too
   ASSERT_TRUE(wait_state("6"));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
   EXPECT_TRUE(queues_.created[0]->stopped);

@@ -280,7 +280,7 @@ TEST_F(GuestRx, FrontendWithoutRxNotifyIsPolled) {
   const int timeout = stepped_->poll_timeout_ms(now_);
   EXPECT_GE(timeout, 0);  // not "until an fd is ready"
   EXPECT_LE(timeout, worker::rx_poll_interval.count());
-  post_rx(1, /*kick=*/false);
+  post_rx(1, guest_kick::never);
   now_ += worker::rx_poll_interval;
   settle();
   ASSERT_EQ(rx_responses().size(), 1U);

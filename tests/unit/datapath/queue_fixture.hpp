@@ -155,14 +155,19 @@ class QueueTest : public ::testing::Test {
   rings::sring_header& header(std::uint32_t ref) {
     return *reinterpret_cast<rings::sring_header*>(mem_.raw_page(ref));
   }
+  /// How a restarted queue takes over the rings (queue_config::resume).
+  enum class restart : std::uint8_t {
+    resume,  ///< a daemon restart: the rings were served before
+    fresh,   ///< a new connection over the same pages
+  };
   /// The old worker goes away (its handles closed, as on process exit), a
   /// new queue object serves the same rings.
-  void restart_queue(bool resume) {
+  void restart_queue(restart how) {
     queue_->stop();
     queue_.reset();
     ::close(tap_peer_);
     tap_peer_ = -1;
-    config_.resume = resume;
+    config_.resume = how == restart::resume;
     start_queue();
   }
 
@@ -265,8 +270,10 @@ class QueueTest : public ::testing::Test {
 
   // ---- guest RX -----------------------------------------------------------
 
+  /// Whether a test guest notifies the backend when the ring asks it to.
+  enum class guest_kick : std::uint8_t { when_asked, never };
   /// Posts `n` RX buffers (new pages); kicks if the backend asked for it.
-  void post_rx(std::size_t n, bool kick = true) {
+  void post_rx(std::size_t n, guest_kick kick = guest_kick::when_asked) {
     for (std::size_t i = 0; i < n; ++i) {
       rings::rx_request r{};
       r.id = static_cast<std::uint16_t>(rx_ids_++);
@@ -274,7 +281,7 @@ class QueueTest : public ::testing::Test {
       rx_grefs_.push_back(r.gref);
       ASSERT_TRUE(rx_.write_request(r));
     }
-    if (rx_.push_requests_and_check_notify() && kick) {
+    if (rx_.push_requests_and_check_notify() && kick == guest_kick::when_asked) {
       evtchn().kick(config_.split_event_channels ? rx_port : tx_port);
     }
   }

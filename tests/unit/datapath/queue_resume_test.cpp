@@ -39,7 +39,7 @@ TEST_F(QueueResume, TxRequestsLeftUnansweredByTheDeadWorkerAreSentAfterResume) {
   ASSERT_TRUE(tap_read(h, got));
   queue_->stop();  // the worker is gone; what follows nobody consumes
   publish_without_kick({one_slot(udp(50), 0, 2), one_slot(udp(60), 0, 3)});
-  restart_queue(/*resume=*/true);
+  restart_queue(restart::resume);
   ASSERT_TRUE(tap_read(h, got));
   EXPECT_EQ(got.size(), udp(50).size());
   ASSERT_TRUE(tap_read(h, got));
@@ -56,7 +56,7 @@ TEST_F(QueueResume, ResumeStartsAtTheSharedRspProdNotAtReqProd) {
   // The dead worker had consumed both requests (its private req_cons was 2)
   // but published no response: the shared rsp_prod is still 0.
   publish_without_kick({one_slot(udp(30), 0, 7), one_slot(udp(31), 0, 8)});
-  restart_queue(true);
+  restart_queue(restart::resume);
   ASSERT_TRUE(wait_tx_responses(2));
   EXPECT_EQ(tx_rsps_[0].id, 7);
   EXPECT_EQ(counters().tx_packets, 2U);
@@ -70,7 +70,7 @@ TEST_F(QueueResume, RxBuffersPostedBeyondRspProdAreReused) {
   tap_write(udp(100));
   ASSERT_TRUE(wait_rx_responses(1));
   EXPECT_EQ(rx_rsps_[0].id, 100);
-  restart_queue(true);
+  restart_queue(restart::resume);
   tap_write(udp(120));
   ASSERT_TRUE(wait_rx_responses(2));
   EXPECT_EQ(rx_rsps_[1].id, 101);  // the next posted buffer, not a lost one
@@ -83,7 +83,7 @@ TEST_F(QueueResume, ResumeKicksTheFrontendOnceAndAFreshStartDoesNot) {
   start_queue();
   queue_->stop();
   EXPECT_EQ(evtchn().notifies_to(tx_port), 0);
-  restart_queue(true);
+  restart_queue(restart::resume);
   queue_->stop();
   EXPECT_EQ(current_channel().notifies_to(tx_port), 1);
   EXPECT_EQ(counters().notify_sent, 1U);
@@ -93,7 +93,7 @@ TEST_F(QueueResume, SplitChannelsGetOneKickEach) {
   config_.split_event_channels = true;
   config_.rx_port = evtchn_port{rx_port};
   start_queue();
-  restart_queue(true);
+  restart_queue(restart::resume);
   queue_->stop();
   EXPECT_EQ(current_channel().notifies_to(tx_port), 1);
   EXPECT_EQ(current_channel().notifies_to(rx_port), 1);
@@ -103,7 +103,7 @@ TEST_F(QueueResume, ReqEventIsReArmedSoTheGuestsNextKickIsHeard) {
   start_queue();
   queue_->stop();
   rings::publish(header(tx_ref_).req_event, 1000U);  // stale: the guest would never kick
-  restart_queue(true);
+  restart_queue(restart::resume);
   ASSERT_TRUE(wait_until([&] { return rings::load_acquire(header(tx_ref_).req_event) == 1U; }));
   ASSERT_TRUE(tx_.write_request(one_slot(udp(40), 0, 9)));
   ASSERT_TRUE(tx_.push_requests_and_check_notify());  // req_event is 1 again: kick

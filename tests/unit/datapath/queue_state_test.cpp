@@ -41,7 +41,7 @@ class QueueStateFile : public QueueTest {
 TEST_F(QueueStateFile, CountersCarryOverAResumeOfTheSameRings) {
   start_queue();
   send_and_receive(1, 1);
-  restart_queue(/*resume=*/true);
+  restart_queue(restart::resume);
   EXPECT_EQ(counters().tx_packets, 1U);
   send_and_receive(2, 2);
   EXPECT_EQ(counters().tx_packets, 2U);
@@ -51,7 +51,7 @@ TEST_F(QueueStateFile, CountersCarryOverAResumeOfTheSameRings) {
 TEST_F(QueueStateFile, AFreshConnectionStartsFromZero) {
   start_queue();
   send_and_receive(1, 1);
-  restart_queue(/*resume=*/false);
+  restart_queue(restart::fresh);
   EXPECT_EQ(counters().tx_packets, 0U);
 }
 
@@ -110,7 +110,7 @@ TEST_F(QueueStateFile, APublishedJournalIsNotReplayed) {
   queue_->stop();
   ASSERT_TRUE(tx_.write_request(one_slot(udp(70), 0, 2)));
   (void)tx_.push_requests_and_check_notify();
-  restart_queue(/*resume=*/true);
+  restart_queue(restart::resume);
   ASSERT_TRUE(wait_tx_responses(2));
   EXPECT_EQ(tx_rsps_[1].id, 2);
   rings::vnet_header h{};

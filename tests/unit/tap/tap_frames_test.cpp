@@ -107,7 +107,7 @@ std::vector<std::uint8_t> tcp_frame(std::size_t payload) {
 }
 
 TEST_F(TapFrames, GsoVnetHeaderWrittenOnTheTapReachesTheStackIntact) {
-  packet_socket sniff(dev_->ifindex(), 0x0800, /*vnet_hdr=*/true);
+  packet_socket sniff(dev_->ifindex(), 0x0800, packet_socket::header::vnet);
   const auto frame = tcp_frame(3000);
   vnet_header hdr{};
   hdr.flags = testing::needs_csum;
@@ -133,7 +133,7 @@ TEST_F(TapFrames, GsoVnetHeaderWrittenOnTheTapReachesTheStackIntact) {
 }
 
 TEST_F(TapFrames, PartialChecksumFromTheStackIsReportedInTheVnetHeader) {
-  packet_socket sender(dev_->ifindex(), 0x0800, /*vnet_hdr=*/true);
+  packet_socket sender(dev_->ifindex(), 0x0800, packet_socket::header::vnet);
   std::vector<std::uint8_t> ip(28 + 32, 0);  // IPv4 + UDP + 32 bytes
   ip[0] = 0x45;
   ip[3] = static_cast<std::uint8_t>(ip.size());

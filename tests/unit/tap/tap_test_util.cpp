@@ -33,14 +33,14 @@ std::optional<std::string> sysfs(const std::string& ifname, const std::string& a
   return value;
 }
 
-packet_socket::packet_socket(int ifindex, std::uint16_t proto, bool vnet_hdr)
+packet_socket::packet_socket(int ifindex, std::uint16_t proto, header h)
     : fd_(::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(proto))),
       ifindex_(ifindex),
       proto_(proto) {
   if (fd_ < 0) {
     throw std::runtime_error("AF_PACKET socket");
   }
-  if (vnet_hdr) {
+  if (h == header::vnet) {
     int on = 1;
     if (::setsockopt(fd_, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) != 0) {
       throw std::runtime_error("PACKET_VNET_HDR");

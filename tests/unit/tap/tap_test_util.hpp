@@ -40,7 +40,9 @@ std::optional<std::string> sysfs(const std::string& ifname, const std::string& a
 /// `vnet_hdr`, PACKET_VNET_HDR is on (frames carry a virtio_net_hdr).
 class packet_socket {
  public:
-  packet_socket(int ifindex, std::uint16_t proto, bool vnet_hdr = false);
+  /// Whether frames carry a virtio_net_hdr (PACKET_VNET_HDR).
+  enum class header : std::uint8_t { none, vnet };
+  packet_socket(int ifindex, std::uint16_t proto, header h = header::none);
   ~packet_socket();
   packet_socket(const packet_socket&) = delete;
   packet_socket& operator=(const packet_socket&) = delete;
