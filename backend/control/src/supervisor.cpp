@@ -147,8 +147,7 @@ void supervisor::consider(vif_id key) {
   if (vifs_.contains(key)) {
     return;
   }
-  const std::string be = env_->backend_root + "/" + std::to_string(key.frontend.value()) + "/" +
-                         std::to_string(key.devid);
+  const std::string be = env_->backend_root + "/" + key.xenstore_path();
   const auto state = xs_.read(be + "/state");
   if (xs_.read(be + "/online") != "1" || !state || (*state != "1" && !adopting_)) {
     return;

@@ -23,8 +23,7 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
     : env_(env),
       options_(options),
       id_(id),
-      backend_path_(env.backend_root + "/" + std::to_string(id.frontend.value()) + "/" +
-                    std::to_string(id.devid)) {
+      backend_path_(env.backend_root + "/" + id.xenstore_path()) {
   const key_reader read = [this](std::string_view key) {
     return env_.xs.read(backend_path_ + "/" + std::string(key));
   };
@@ -207,8 +206,7 @@ bool vif::write_state(xenbus_state st) {
 void vif::fail(datapath::fault_kind kind, const std::string& message) {
   failure_ = vif_failure{kind, message};
   UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
-  const std::string node = env_.error_root + "/" + std::to_string(id_.frontend.value()) + "/" +
-                           std::to_string(id_.devid) + "/error";
+  const std::string node = env_.error_root + "/" + id_.xenstore_path() + "/error";
   try {
     env_.xs.write(node, std::to_string(EINVAL) + " " + message);
   } catch (const std::exception& e) {

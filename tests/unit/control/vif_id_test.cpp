@@ -16,6 +16,10 @@ TEST(VifId, NameIsVifDomidDotDevid) {
   EXPECT_EQ((vif_id{domid{domid_max}, 65535}.name()), "vif32751.65535");
 }
 
+TEST(VifId, XenstorePathIsDomidSlashDevid) {
+  EXPECT_EQ((vif_id{domid{3}, 1}.xenstore_path()), "3/1");
+}
+
 TEST(VifId, OrdersByDomainThenDevice) {
   const std::set<vif_id> ids{vif_id{domid{2}, 0}, vif_id{domid{1}, 7}, vif_id{domid{1}, 3},
                              vif_id{domid{1}, 3}};

@@ -20,6 +20,10 @@ struct vif_id {
   [[nodiscard]] std::string name() const {
     return "vif" + std::to_string(frontend.value()) + "." + std::to_string(devid);
   }
+  /// "<D>/<N>": the vif's node below backend/vif (and error/backend/vif).
+  [[nodiscard]] std::string xenstore_path() const {
+    return std::to_string(frontend.value()) + "/" + std::to_string(devid);
+  }
 };
 
 }  // namespace unetback::control
