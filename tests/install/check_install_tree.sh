@@ -27,7 +27,11 @@ check "unit is Type=notify" grep -qx 'Type=notify' "$unit"
 check "unit has a watchdog" grep -qE '^WatchdogSec=[1-9]' "$unit"
 check "unit starts /usr/sbin/unetbackd --platform xen" \
   grep -qE '^ExecStart=/usr/sbin/unetbackd --platform xen( |$)' "$unit"
-check "unit keeps CAP_NET_ADMIN only" grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN' "$unit"
+check "unit bounds capabilities to CAP_NET_ADMIN and CAP_BPF (the steering program's load)" \
+  grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN CAP_BPF' "$unit"
+# @system-service lacks bpf(2) (it is in @privileged): without it the steering program
+# cannot load under the unit and the daemon runs without RX steering
+check "unit's system-call filter allows bpf(2)" grep -qx 'SystemCallFilter=bpf' "$unit"
 check "unit allows /dev/net/tun" grep -qx 'DeviceAllow=/dev/net/tun rw' "$unit"
 
 modprobe_conf=$root/lib/modprobe.d/unetback.conf

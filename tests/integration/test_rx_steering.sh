@@ -35,6 +35,8 @@ share=$(share_of 2 "${counts[@]}")
 ((share >= 99)) || fail "only $share% of RX packets on the mapped queue 2"
 extras=$(queue_counter vif1.0 2 rx_hash_extras)
 ((extras > 0)) || fail "queue 2 attached no HASH extra info"
+ctl hash vif1.0 | grep -qx "rx steering: by this hash (the TAP's BPF program)" ||
+  fail "unetbackctl hash does not report the mapping as steering RX"
 
 # 2. A default mapping (entry i -> queue i mod 4) spreads 8 flows.
 start_guest 2 4 --ctrl-ring

@@ -1,5 +1,5 @@
 #!/bin/bash
-# One PV guest with vif=['bridge=xenbr0'] served by unetbackd: Connected, stock vif-bridge, ping and iperf3 both ways, unetbackctl stats, kick and hash.
+# One PV guest with vif=['bridge=xenbr0'] served by unetbackd: RX steering loaded, Connected, stock vif-bridge, ping and iperf3 both ways, unetbackctl stats, kick and hash.
 # knobs: lab.secs=N (iperf3 seconds, default 5)
 # shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
@@ -7,6 +7,17 @@ SECS=${LAB_SECS:-5}
 setup_bridge
 # shellcheck disable=SC2086  # daemon flags, split into words on purpose
 unetbackd_start ${UNETBACKD_ARGS:-}
+# RX steering (a guest's Toeplitz mapping over the control ring) needs the BPF program
+# loaded on this dom0's kernel; the daemon says which at start-up
+steering=""
+for _ in $(seq 50); do
+  steering=$(tail -n +"$UNETBACKD_LOG_LINE" "$UNETBACKD_LOG" | grep -a -m1 "RX steering by the guest's hash mapping is")
+  [ -n "$steering" ] && break; sleep 0.2
+done
+case "$steering" in
+  *"is available"*) result "rx_steering=available" ;;
+  *) check_fail "RX steering unavailable on this dom0: ${steering:-no start-up line}" ;;
+esac
 mac=$(lab_mac 1 2); ip=$(lab_ip 1 2)
 # the vif spec is the plain one: the stock /etc/xen/scripts/vif-bridge is the hotplug script
 guest_create b1 2 256 "" "bridge=xenbr0,mac=$mac"

@@ -82,7 +82,7 @@ class datapath_vif_queues final : public vif_queues {
     if (!h) {
       return std::nullopt;
     }
-    return hash_status{h->config, h->generation, datapath_.num_queues()};
+    return hash_status{h->config, h->generation, datapath_.num_queues(), steering_ != nullptr};
   }
   [[nodiscard]] std::optional<datapath::ctrl_ring_counters> ctrl_counters() const override {
     return datapath_.ctrl_counters();
@@ -112,6 +112,12 @@ class datapath_vif_queues final : public vif_queues {
   // configuration survives a stop/start, so a restart re-applies it.
   void start_steering() {
     if (steering_program_ == nullptr) {
+      if (datapath_.has_ctrl_ring()) {
+        spdlog::warn(
+            "{}: RX steering unavailable (the daemon could not load its BPF program at "
+            "start-up): the guest's hash mapping does not pick RX queues",
+            name_);
+      }
       return;
     }
     try {

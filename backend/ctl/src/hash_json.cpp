@@ -52,7 +52,8 @@ nlohmann::json hash_entry(const control::hash_status& h) {
           {"mapping_size", size},
           {"mapping",
            std::vector<std::uint32_t>(config.mapping.begin(), config.mapping.begin() + size)},
-          {"num_queues", h.num_queues}};
+          {"num_queues", h.num_queues},
+          {"steered", h.steered}};
 }
 
 }  // namespace unetback::ctl

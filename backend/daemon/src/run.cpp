@@ -54,7 +54,9 @@ constexpr std::uint32_t max_steered_vifs = 4096;
 // Loading a BPF program needs CAP_BPF: now, before the capabilities go.
 std::unique_ptr<steering::rss_program> load_steering() {
   try {
-    return steering::rss_program::load(max_steered_vifs);
+    auto program = steering::rss_program::load(max_steered_vifs);
+    spdlog::info("RX steering by the guest's hash mapping is available (BPF program loaded)");
+    return program;
   } catch (const std::system_error& e) {
     spdlog::warn("RX steering by the guest's hash mapping is unavailable: {}", e.what());
     return nullptr;

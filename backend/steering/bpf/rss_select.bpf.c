@@ -175,7 +175,14 @@ int unetback_rss_select(struct __sk_buff* skb) {
 #pragma unroll
     for (int i = 0; i < UNETBACK_RSS_MAX_INPUT; ++i) {
       if (i < in.len) {
-        hash ^= t->toeplitz[i][in.bytes[i]];
+        /* The empty asm hides the byte's range from clang, so it keeps the
+         * mask: without it clang reads the input 8 bytes at a time and
+         * indexes with a shifted word, whose range Debian 12's 6.1
+         * verifier loses when the word is spilled to the stack ("unbounded
+         * memory access"). */
+        __u32 byte = in.bytes[i];
+        asm volatile("" : "+r"(byte));
+        hash ^= t->toeplitz[i][byte & 0xFF];
       }
     }
   }

@@ -81,6 +81,9 @@ TEST(StatusJson, HashEntryNamesTheTypesAndCutsTheMappingToItsSize) {
   EXPECT_EQ(j["key"].get<std::string>().substr(0, 4), "6d00");
   EXPECT_EQ(j["mapping"], json::parse("[0, 1, 0]"));
   EXPECT_EQ(j["num_queues"], 2);
+  EXPECT_EQ(j["steered"], false);
+  h.steered = true;
+  EXPECT_EQ(hash_entry(h)["steered"], true);
   EXPECT_EQ(hash_entry(control::hash_status{})["configured"], false);
 }
 

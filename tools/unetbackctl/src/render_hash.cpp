@@ -48,6 +48,10 @@ std::string render_hash(const nlohmann::json& h) {
   out += fmt::format("mapping: {} entries over {} queues{}\n", mapping.size(),
                      h.value("num_queues", 0U),
                      mapping.empty() ? " (none: hash mod queues)" : mapping_lines(mapping));
+  out += fmt::format("rx steering: {}\n",
+                     h.value("steered", false)
+                         ? "by this hash (the TAP's BPF program)"
+                         : "unavailable (the TAP picks RX queues; see the daemon's start-up log)");
   return out;
 }
 

@@ -73,6 +73,15 @@ fi
 build_s=$((SECONDS - tb))
 log "images ready in ${build_s}s (cached before: $cached)"
 
+# ---- the steering program on the dom0's kernel (its BPF verifier), booted bare
+steering_tests=$(dirname "$DAEMON")/unetback_steering_tests
+steering_rc=77; mkdir -p "$RESULTS"
+if [ -x "$steering_tests" ]; then
+  "$HERE/xen-lab" kernel-test "$steering_tests" --gtest_brief=1 --gtest_color=no >"$RESULTS/steering-kernel.log" 2>&1
+  steering_rc=$?
+  cat "$RESULTS/steering-kernel.log"
+fi
+
 # ---- one boot, every scenario; QEMU killed at whatever budget is left
 left=$((BUDGET - (SECONDS - T0)))
 [ $left -ge 300 ] || skip "only ${left}s of the budget left after the image build"
@@ -100,10 +109,15 @@ boot_s=$((SECONDS - tr))
     case "$r" in 0) w=pass ;; 77) w=skip ;; 124) w=TIMEOUT ;; *) w="FAIL($r)" ;; esac
     printf '%-16s %-6s %s\n' "$s" "$w" "${secs:--}"
   done
+  case "$steering_rc" in 0) w=pass ;; 77) w=skip ;; *) w="FAIL($steering_rc)" ;; esac
+  printf '%-16s %-6s %s\n' "steering-$(kver)" "$w" "(bare dom0 kernel)"
   echo "image build ${build_s}s (cached before: $cached), boot+scenarios ${boot_s}s, lab tier total $((SECONDS - T0))s"
 } | tee "$RESULTS/summary.txt"
 [ "$rc" = 125 ] && exit 125   # the lab did not come up (the console tail is above)
 failed=0
+if [ "$steering_rc" != 0 ] && [ "$steering_rc" != 77 ]; then
+  failed=1; log "the steering tests failed on the dom0 kernel ($steering_rc):"; cat "$RESULTS/steering-kernel.log" >&2
+fi
 for s in ${SCEN//,/ }; do
   r=$(cat "$RESULTS/$s.rc" 2>/dev/null || echo 124)
   if [ "$r" != 0 ] && [ "$r" != 77 ]; then

@@ -52,6 +52,9 @@ struct hash_status {
   rings::hash_config config;
   std::uint64_t generation = 0;  ///< 0: the guest configured nothing yet
   std::uint32_t num_queues = 0;
+  /// The TAP runs the steering program, so the mapping picks each frame's RX
+  /// queue; false: the daemon could not load it, only the HASH extras follow.
+  bool steered = false;
 };
 
 struct daemon_status {
