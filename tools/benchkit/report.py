@@ -216,6 +216,8 @@ LEVERS = [
      "`--poll-us 0`: sleep in poll() at once"),
     ("busy poll, 50 µs", 1, "poll-50", "adaptive window up to 50 µs (`--poll-us 50`)", "poll-0",
      "`--poll-us 0`"),
+    ("spin budget", 1, "base", "spinning paid by the wake-ups it saves, within 50 % (default"
+     " `--poll-budget-pct 50`)", "spin-free", "`--poll-budget-pct 100`: no spin limit"),
     ("GSO / checksum offload", 1, "base", "TSO4/TSO6 + CSUM on the TAPs, 64 KiB packets on the"
      " rings (default)", "no-gso", "netfront-sim `--no-gso` (no feature-gso-tcpv4/6; checksum"
      " offload stays)"),

@@ -87,6 +87,9 @@ class worker {
   [[nodiscard]] bool may_spin(clock::time_point now, clock::time_point last_work);
   /// The longest busy-poll: tuning.poll_us, or what auto stands for here.
   [[nodiscard]] static std::chrono::microseconds poll_window_max(const queue_tuning& t);
+  /// What a spin that ends in work saves: one wake-up, as the window counts
+  /// them (window / wake_cost_multiple; 0 when polling is off).
+  [[nodiscard]] static std::chrono::microseconds spin_saves(const queue_tuning& t);
   /// One busy-poll look: the rings a few times, then the fds.
   [[nodiscard]] readiness spin_look();
   /// poll() on the worker's fds for at most timeout_ms (0: just look).
@@ -106,7 +109,7 @@ class worker {
   copy_batch copies_;  ///< the step's grant copies, both directions
   event_pump pump_;
   poll_window window_;         ///< adaptive busy-poll, at most tuning.poll_us
-  spin_budget budget_;         ///< at most tuning.poll_budget_pct of the time
+  spin_budget budget_;         ///< spinning paid by the wake-ups it saves, <= poll_budget_pct
   steal_meter steal_;          ///< no spinning while the hypervisor is overcommitted
   bool tx_throttled_ = false;  ///< the last TX sweep ran out of `rate` credit
   /// Busy-polling is on and the host not overcommitted: time is read precisely.

@@ -33,8 +33,9 @@ struct queue_tuning {
   /// dom0 vCPU wake-up under Xen, and how much depends on the host by a factor
   /// of a hundred (hardware, nested, emulated): auto measures it.
   std::uint32_t poll_us = poll_us_auto;
-  /// The most of every 10 ms a worker may spend busy-polling (percent):
-  /// whatever a guest's timing, a queue costs at most this much spinning.
+  /// The most of every 10 ms a worker may spend busy-polling (percent);
+  /// within it the spinning must pay for itself in wake-ups saved
+  /// (spin_budget.hpp). 100: neither limit.
   std::uint32_t poll_budget_pct = 50;
   /// No busy-polling while dom0's steal time (the hypervisor running other
   /// vCPUs while ours wanted to run) exceeds this percent of its CPU time:
