@@ -21,10 +21,10 @@ namespace {
 class datapath_vif_queues final : public vif_queues {
  public:
   datapath_vif_queues(platform::platform& platform, steering::rss_program* steering,
-                      const std::string& state_dir, connect_request req)
-      : name_(req.ctrl_thread_name),
-        resume_(!req.queues.empty() && req.queues.front().resume),
-        datapath_(platform, datapath_config(std::move(req), state_dir)) {
+                      const std::string& state_dir, datapath::vif_datapath_config config)
+      : name_(config.ctrl_ring ? config.ctrl_ring->thread_name : std::string()),
+        resume_(!config.queues.empty() && config.queues.front().resume),
+        datapath_(platform, with_state_files(std::move(config), state_dir)) {
     if (datapath_.has_ctrl_ring() && steering != nullptr) {
       steering_program_ = steering;
     }
@@ -89,22 +89,15 @@ class datapath_vif_queues final : public vif_queues {
   }
 
  private:
-  static datapath::vif_datapath_config datapath_config(connect_request req,
-                                                       const std::string& state_dir) {
-    datapath::vif_datapath_config c;
-    for (auto& q : req.queues) {
-      if (!state_dir.empty()) {
+  // Each queue's state file (restart without reconnect) in the daemon's
+  // state directory, if it has one.
+  static datapath::vif_datapath_config with_state_files(datapath::vif_datapath_config c,
+                                                        const std::string& state_dir) {
+    if (!state_dir.empty()) {
+      for (auto& q : c.queues) {
         q.state_file = state_dir + "/" + q.name + ".state";
       }
     }
-    c.queues = std::move(req.queues);
-    c.taps = std::move(req.taps);
-    if (req.ctrl_ring) {
-      c.ctrl_ring =
-          datapath::ctrl_ring_config{req.ctrl_ring->ref, req.ctrl_ring->port, req.ctrl_thread_name};
-    }
-    c.on_fault = std::move(req.on_fault);
-    c.on_hash_published = std::move(req.on_hash_published);
     return c;
   }
 
@@ -163,7 +156,7 @@ class datapath_vif_queues final : public vif_queues {
     }
   }
 
-  std::string name_;  // "vif<D>.<N>-ctrl", for log lines
+  std::string name_;  // "vif<D>.<N>-ctrl" (the control ring's thread), for log lines
   bool resume_;       // the rings were served before: take over the saved hash
   datapath::vif_datapath datapath_;
   steering::rss_program* steering_program_ = nullptr;
@@ -177,9 +170,9 @@ class datapath_queue_factory final : public queue_factory {
   datapath_queue_factory(platform::platform& p, steering::rss_program* steering,
                          std::string state_dir)
       : platform_(p), steering_(steering), state_dir_(std::move(state_dir)) {}
-  std::unique_ptr<vif_queues> create(connect_request request) override {
+  std::unique_ptr<vif_queues> create(datapath::vif_datapath_config config) override {
     return std::make_unique<datapath_vif_queues>(platform_, steering_, state_dir_,
-                                                 std::move(request));
+                                                 std::move(config));
   }
 
  private:

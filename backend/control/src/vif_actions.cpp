@@ -109,7 +109,7 @@ frontend_limits vif::limits() const {
 void vif::start_data_path(frontend_config cfg) {
   tap_->set_offloads(rings::tun_offload_flags(offloads_of(cfg.features)));
   clamp_mtu_without_sg(cfg.features);
-  connect_request req;
+  datapath::vif_datapath_config req;
   // A restart or an enable: the rings were served before (queue_config::resume).
   const bool resume = resume_next_ || backend_state_ == xenbus_state::connected;
   for (auto& q : cfg.queues) {
@@ -117,8 +117,10 @@ void vif::start_data_path(frontend_config cfg) {
   }
   req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
   req.queues = std::move(cfg.queues);
-  req.ctrl_ring = cfg.ctrl_ring;
-  req.ctrl_thread_name = ctrl_thread_name(id_.frontend, id_.devid);
+  if (cfg.ctrl_ring) {
+    req.ctrl_ring = datapath::ctrl_ring_config{cfg.ctrl_ring->ref, cfg.ctrl_ring->port,
+                                               ctrl_thread_name(id_.frontend, id_.devid)};
+  }
   const std::uint64_t generation = ++generation_;
   // Called on a worker thread: only post to the control thread (XSA-90).
   req.on_fault = [weak = weak_from_this(), ex = env_.executor,

@@ -93,13 +93,13 @@ std::unique_ptr<vif_tap> fake_tap_factory::create(const tap_request& request) {
   return std::make_unique<fake_tap>(s);
 }
 
-std::unique_ptr<vif_queues> fake_queue_factory::create(connect_request request) {
+std::unique_ptr<vif_queues> fake_queue_factory::create(datapath::vif_datapath_config config) {
   auto s = std::make_shared<fake_queues_state>();
-  s->configs = request.queues;
-  s->ctrl_ring = request.ctrl_ring;
-  s->taps = request.taps.size();
-  s->on_fault = request.on_fault;
-  s->on_hash_published = request.on_hash_published;
+  s->configs = config.queues;
+  s->ctrl_ring = config.ctrl_ring;
+  s->taps = config.taps.size();
+  s->on_fault = config.on_fault;
+  s->on_hash_published = config.on_hash_published;
   created.push_back(s);
   return std::make_unique<fake_queues>(s, fail_start);
 }

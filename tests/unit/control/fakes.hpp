@@ -45,7 +45,7 @@ struct fake_queues_state {
   std::uint64_t rate_bytes = 0;  ///< the last set_rate()
   std::chrono::microseconds rate_interval{0};
   std::vector<datapath::queue_config> configs;
-  std::optional<ctrl_ring_keys> ctrl_ring;
+  std::optional<datapath::ctrl_ring_config> ctrl_ring;
   std::size_t taps = 0;
   std::atomic<bool> started{false};
   std::atomic<bool> stopped{false};
@@ -60,7 +60,7 @@ class fake_queue_factory : public queue_factory {
   bool fail_start = false;
   std::vector<std::shared_ptr<fake_queues_state>> created;
 
-  std::unique_ptr<vif_queues> create(connect_request request) override;
+  std::unique_ptr<vif_queues> create(datapath::vif_datapath_config config) override;
 };
 
 }  // namespace unetback::control::testing

@@ -264,6 +264,30 @@ TEST_F(VifOnSimXenstore, TapGoneIsAHostFaultNotTheGuests) {
   EXPECT_EQ(v.disabled_reason(), "host fault: queue 0: TAP: TAP interface gone");
 }
 
+// The data path gets the control ring as the frontend wrote it, with the
+// name its thread and its saved hash file go by.
+TEST_F(VifOnSimXenstore, ControlRingReachesTheDataPathWithItsThreadName) {
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  guest_->write(vif_.frontend_path() + "/ctrl-ring-ref", "40");
+  guest_->write(vif_.frontend_path() + "/event-channel-ctrl", "19");
+  netfront_connect(*guest_, vif_, 2);
+  ASSERT_TRUE(
+      run_until(io_, [&] { return !queues_.created.empty() && queues_.created[0]->started; }));
+  const auto& ctrl = queues_.created[0]->ctrl_ring;
+  ASSERT_TRUE(ctrl.has_value());
+  EXPECT_EQ(ctrl->ref, grant_ref{40});
+  EXPECT_EQ(ctrl->port, evtchn_port{19});
+  EXPECT_EQ(ctrl->thread_name, "vif1.0-ctrl");
+}
+
+TEST_F(VifOnSimXenstore, NoControlRingWhenTheFrontendWroteNone) {
+  start();
+  bring_up();
+  EXPECT_FALSE(queues_.created[0]->ctrl_ring.has_value());
+}
+
 // The control-ring thread only posts; the control thread saves the guest's
 // hash configuration and steers, and never for a connection that is gone.
 TEST_F(VifOnSimXenstore, HashPublishedOnTheControlRingIsAppliedOnTheControlThread) {

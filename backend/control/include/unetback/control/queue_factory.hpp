@@ -1,8 +1,10 @@
 #pragma once
 // The seam between the vif (control plane) and the data path: the vif hands
-// over validated queue configurations plus one TAP queue each, and gets back
-// an object it can start, stop and read counters from. The production
-// implementation builds datapath::queue objects; tests use a fake.
+// over its data path's configuration (datapath::vif_datapath_config: the
+// validated queue configurations, one TAP queue each, the control ring and the
+// callbacks that post to the control thread), and gets back an object it can
+// start, stop and read counters from. The production implementation runs a
+// datapath::vif_datapath; tests use a fake.
 
 #include <chrono>
 #include <cstdint>
@@ -16,24 +18,11 @@
 #include "unetback/control/vif_status.hpp"
 #include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
+#include "unetback/datapath/vif_datapath.hpp"
 #include "unetback/platform/frame_port.hpp"
 #include "unetback/rings/ids.hpp"
 
 namespace unetback::control {
-
-/// Everything needed to run one vif's data path.
-struct connect_request {
-  std::vector<datapath::queue_config> queues;               ///< validated, index order
-  std::vector<std::unique_ptr<platform::frame_port>> taps;  ///< one per queue, same order
-  std::optional<ctrl_ring_keys> ctrl_ring;                  ///< feature-ctrl-ring, if used
-  std::string ctrl_thread_name;                             ///< "vif<D>.<N>-ctrl" (<= 15 chars)
-  /// Called on a data-path thread; only posts to the control thread (XSA-90).
-  datapath::fault_handler on_fault;
-  /// Called on the control-ring thread when the guest changed its hash
-  /// configuration; only posts to the control thread, which then calls
-  /// vif_queues::apply_hash().
-  std::function<void()> on_hash_published;
-};
 
 /// The running data path of one vif.
 class vif_queues {
@@ -78,7 +67,10 @@ class vif_queues {
 class queue_factory {
  public:
   virtual ~queue_factory() = default;
-  [[nodiscard]] virtual std::unique_ptr<vif_queues> create(connect_request request) = 0;
+  /// The callbacks in `config` may only post to the control thread (XSA-90);
+  /// on_hash_published is answered with vif_queues::apply_hash() there.
+  [[nodiscard]] virtual std::unique_ptr<vif_queues> create(
+      datapath::vif_datapath_config config) = 0;
 };
 
 }  // namespace unetback::control
