@@ -12,9 +12,10 @@
 // it earns two wake-ups. Over a period its spinning S obeys
 // S <= base + S * 2W / gap, i.e. S <= base / (1 - 2W / gap): 1.3 % of a CPU
 // at a gap just inside the window (eight wake-ups), a few percent for any gap
-// of four or more, where a bare percentage let it keep half a CPU per queue. Traffic whose gaps are
-// shorter than two wake-ups pays its way up to `pct`: there the spins cost less than the wake-ups
-// they avoid (docs/performance.md, "Levers").
+// of four or more, where a bare percentage let it keep half a CPU per queue.
+// Traffic whose gaps are shorter than two wake-ups pays its way up to `pct`:
+// there the spins cost less than the wake-ups they avoid
+// (docs/performance.md, "Levers").
 
 #include <algorithm>
 #include <chrono>

@@ -25,7 +25,9 @@ worker::worker(queue_context ctx, worker_rings rings, int stop_fd,
       rx_(ctx, rings.rx),
       pump_(rings.channel, ctx.counters),
       window_(poll_window_max(ctx.config.tuning)),
-      budget_(ctx.config.tuning.poll_budget_pct, spin_saves(ctx.config.tuning)),
+      // A hit saves one wake-up; the window stands for wake_cost_multiple of
+      // them, whether auto measured them or the operator set it.
+      budget_(ctx.config.tuning.poll_budget_pct, window_.max() / wake_cost_multiple),
       steal_(ctx.config.tuning.poll_max_steal_pct) {}
 
 sweep_fault worker::run() {
@@ -159,13 +161,6 @@ std::chrono::microseconds worker::poll_window_max(const queue_tuning& t) {
     return auto_poll_window(wake_cost());
   }
   return std::chrono::microseconds(t.poll_us);
-}
-
-std::chrono::microseconds worker::spin_saves(const queue_tuning& t) {
-  // The window stands for wake_cost_multiple wake-ups, whether auto measured
-  // them or the operator set it (a fixed window says what a wake-up costs
-  // on that host).
-  return poll_window_max(t) / wake_cost_multiple;
 }
 
 bool worker::may_spin(clock::time_point now, clock::time_point last_work) {

@@ -87,9 +87,6 @@ class worker {
   [[nodiscard]] bool may_spin(clock::time_point now, clock::time_point last_work);
   /// The longest busy-poll: tuning.poll_us, or what auto stands for here.
   [[nodiscard]] static std::chrono::microseconds poll_window_max(const queue_tuning& t);
-  /// What a spin that ends in work saves: one wake-up, as the window counts
-  /// them (window / wake_cost_multiple; 0 when polling is off).
-  [[nodiscard]] static std::chrono::microseconds spin_saves(const queue_tuning& t);
   /// One busy-poll look: the rings a few times, then the fds.
   [[nodiscard]] readiness spin_look();
   /// poll() on the worker's fds for at most timeout_ms (0: just look).

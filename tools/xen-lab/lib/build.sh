@@ -115,16 +115,14 @@ build_domu_initrd() {
   local key; key=$(key_of "$(cat "$ROOT/.lab-rootfs")" "$(kver)" "$DOMU_PROGS" \
     "$(file_key "$HERE/domU/init" /bin/busybox)" domu-v1)
   stamp_ok "$LAB/domU-initrd.key" "$key" && [ -f "$LAB/domU-initrd.cpio.gz" ] && return 0
-  local T="$LAB/domU-root" p lib
+  local T="$LAB/domU-root" p
   rm -rf "$T"; mkdir -p "$T"/{bin,sbin,proc,sys,dev,tmp,lib/modules,lib64,usr/bin,etc}
   cp /bin/busybox "$T/bin/busybox"   # busybox-static from the host
   ln -s busybox "$T/bin/sh"
   for p in $DOMU_PROGS; do
     [ -x "$ROOT/$p" ] || die "$p missing in the dom0 root"
     cp "$ROOT/$p" "$T/usr/bin/"
-    for lib in $(chroot "$ROOT" ldd "$p" | awk '/=>/{print $3} /ld-linux/{print $1}'); do
-      mkdir -p "$T/$(dirname "$lib")"; cp -L "$ROOT/$lib" "$T/$lib"
-    done
+    copy_libs "$ROOT" "$p" "$T"
   done
   # shellcheck disable=SC2086  # a module list, split into words on purpose
   copy_modules "$T" lib/modules $DOMU_MODULES

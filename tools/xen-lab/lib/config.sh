@@ -50,5 +50,15 @@ DOM0_CMDLINE="console=hvc0 earlyprintk=xen panic=-1 quiet"
 KVER_FILE="$LAB/kernel-version"
 kver() { cat "$KVER_FILE"; }
 
+# copy_libs SRC_ROOT PROGRAM DEST_ROOT: PROGRAM's shared libraries, as ldd resolves
+# them inside SRC_ROOT (/ for this host), to the same paths under DEST_ROOT.
+copy_libs() {
+  local src=$1 prog=$2 dest=$3 lib
+  # shellcheck disable=SC2016  # $1/$3 are awk's fields
+  for lib in $(chroot "$src" ldd "$prog" | awk '/=>/{print $3} /ld-linux/{print $1}'); do
+    mkdir -p "$dest/$(dirname "$lib")"; cp -L "$src/$lib" "$dest/$lib"
+  done
+}
+
 log() { printf '[xen-lab %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

@@ -29,10 +29,7 @@ mkdir -p "$root"/{bin,proc,sys,dev,tmp,t}
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$binary" "$root/t/test"
-# shellcheck disable=SC2016  # $3/$1 are awk's fields
-for lib in $(ldd "$binary" | awk '/=>/ {print $3} /^[[:space:]]*\/.*ld-linux/ {print $1}'); do
-  mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
-done
+copy_libs / "$binary" "$root"
 case "$tun" in
   *.xz) xz -dc "$tun" >"$root/t/tun.ko" ;;
   *.zst) zstd -qdc "$tun" >"$root/t/tun.ko" ;;
