@@ -182,6 +182,32 @@ TEST_F(DynamicKeys, MulticastControlTogglingDoesNotFloodTheLog) {
   expect_contained();
 }
 
+// Log limits are per vif (log_limits.hpp): after one guest's toggling has used
+// up its bucket for "multicast filtering", the same line about another vif
+// must still reach the log. With one bucket per call site for the whole
+// daemon, the good guest's lines were suppressed for the next 5 s.
+TEST_F(DynamicKeys, OneGuestsLogFloodLeavesAnotherVifsLinesVisible) {
+  manual_frontend m(guest(), 1, false, false);
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  begin_attack();
+  for (int i = 0; i < 2000; ++i) {
+    guest().xs().write(guest().frontend_path() + "/request-multicast-control",
+                       (i & 1) != 0 ? "1" : "0");
+  }
+  ASSERT_TRUE(wait_until([&] { return log_lines("vif2.0: multicast filtering") >= 10; },
+                         std::chrono::seconds(5)))
+      << "the toggles never used up vif2.0's bucket: the scenario tested nothing";
+  const std::string good_key = "/local/domain/1/device/vif/0/request-multicast-control";
+  w().xs().write(good_key, "1");
+  EXPECT_TRUE(w().wait_log("vif1.0: multicast filtering on", std::chrono::seconds(5)))
+      << "the hostile guest's flood silenced the good guest's vif";
+  w().xs().write(good_key, "0");
+  EXPECT_TRUE(w().wait_log("vif1.0: multicast filtering off", std::chrono::seconds(5)));
+  expect_vif_connected();
+  expect_contained();
+}
+
 // A malformed value of the dynamic key is a protocol error for this vif only.
 TEST_F(DynamicKeys, MalformedMulticastControlDisablesOnlyThisVif) {
   manual_frontend m(guest(), 1, false, false);

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "unetback/util/rate_limit.hpp"
+#include "unetback/util/log_limits.hpp"
 
 namespace unetback::control {
 
@@ -129,7 +129,8 @@ void vif::refresh() {
     try {
       s = read_snapshot();
     } catch (const std::exception& e) {
-      UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: reading XenStore: {}", tag(), e.what());
+      UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: reading XenStore: {}", tag(),
+                           e.what());
       return;
     }
     const vif_step step = next_step(s);
@@ -147,8 +148,9 @@ void vif::refresh() {
     }
   }
   if (!destroyed_) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: state machine did not settle in {} steps",
-                             tag(), max_steps_per_refresh);
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn,
+                         "{}: state machine did not settle in {} steps", tag(),
+                         max_steps_per_refresh);
   }
 }
 
@@ -192,7 +194,8 @@ bool vif::write_state(xenbus_state st) {
     });
     if (written) {
       // A frontend flipping its state drives these: rate-limited.
-      UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: backend state {}", tag(), name_of(st));
+      UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info, "{}: backend state {}", tag(),
+                           name_of(st));
       backend_state_ = st;
     }
     return written;
@@ -205,7 +208,7 @@ bool vif::write_state(xenbus_state st) {
 // xenbus_dev_fatal: "<errno> <message>" under error/backend/vif/<D>/<N>.
 void vif::fail(datapath::fault_kind kind, const std::string& message) {
   failure_ = vif_failure{kind, message};
-  UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: {}", tag(), message);
+  UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: {}", tag(), message);
   const std::string node = env_.error_root + "/" + id_.xenstore_path() + "/error";
   try {
     env_.xs.write(node, std::to_string(EINVAL) + " " + message);

@@ -13,7 +13,7 @@
 #include "key_parser.hpp"
 #include "unetback/control/vif.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
-#include "unetback/util/rate_limit.hpp"
+#include "unetback/util/log_limits.hpp"
 
 namespace unetback::control {
 
@@ -121,6 +121,7 @@ void vif::start_data_path(frontend_config cfg) {
     req.ctrl_ring = datapath::ctrl_ring_config{cfg.ctrl_ring->ref, cfg.ctrl_ring->port,
                                                ctrl_thread_name(id_.frontend, id_.devid)};
   }
+  req.log_limits = log_limits_;
   const std::uint64_t generation = ++generation_;
   // Called on a worker thread: only post to the control thread (XSA-90).
   req.on_fault = [weak = weak_from_this(), ex = env_.executor,
@@ -154,12 +155,13 @@ void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
     const unsigned mtu = tap_->mtu();
     if (mtu > eth_data_len) {
       tap_->set_mtu(eth_data_len);
-      UNETBACK_LOG_RATELIMITED(spdlog::level::info,
-                               "{}: MTU {} lowered to {}: the frontend has no feature-sg", tag(),
-                               mtu, eth_data_len);
+      UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info,
+                           "{}: MTU {} lowered to {}: the frontend has no feature-sg", tag(), mtu,
+                           eth_data_len);
     }
   } catch (const std::system_error& e) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: lowering the MTU: {}", tag(), e.what());
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: lowering the MTU: {}", tag(),
+                         e.what());
   }
 }
 
@@ -191,7 +193,7 @@ bool vif::do_connect() {
     return false;
   }
   // Guest-triggered (a frontend can reconnect in a loop): rate-limited.
-  UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: data path connected", tag());
+  UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info, "{}: data path connected", tag());
   return true;
 }
 
@@ -245,20 +247,20 @@ void vif::follow_multicast_control() {
     if (multicast_control_ != on) {
       queues_->set_multicast_control(on);
       multicast_control_ = on;
-      UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: multicast filtering {}", tag(),
-                               on ? "on" : "off");
+      UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info, "{}: multicast filtering {}", tag(),
+                           on ? "on" : "off");
     }
   } catch (const std::exception& e) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: reading request-multicast-control: {}",
-                             tag(), e.what());
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn,
+                         "{}: reading request-multicast-control: {}", tag(), e.what());
   }
 }
 
 void vif::warn_if_rate_ignored() const {
   if (config_ && config_->rate_text && !config_->rate()) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
-                             "{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
-                             *config_->rate_text);
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn,
+                         "{}: rate '{}' is not <bytes>,<usecs>: traffic unlimited", tag(),
+                         *config_->rate_text);
   }
 }
 
@@ -276,12 +278,13 @@ void vif::follow_rate() {
     warn_if_rate_ignored();
     const auto rate = config_->rate();
     queues_->set_rate(rate ? rate->bytes : 0, std::chrono::microseconds(rate ? rate->usecs : 0));
-    UNETBACK_LOG_RATELIMITED(
-        spdlog::level::info, "{}: rate now {}", tag(),
+    UNETBACK_LOG_LIMITED(
+        *log_limits_, spdlog::level::info, "{}: rate now {}", tag(),
         rate ? std::to_string(rate->bytes) + " bytes per " + std::to_string(rate->usecs) + " us"
              : std::string("unlimited"));
   } catch (const std::exception& e) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: reading rate: {}", tag(), e.what());
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: reading rate: {}", tag(),
+                         e.what());
   }
 }
 
@@ -295,8 +298,8 @@ void vif::do_disconnect() {
   queues_->discard_state();  // disconnected: nothing for a next daemon to resume
   last_queues_ = queues_->queue_statuses();
   for (const auto& q : last_queues_) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: counters at disconnect: {}", tag(),
-                             counters_line(q).dump());
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info, "{}: counters at disconnect: {}", tag(),
+                         counters_line(q).dump());
   }
   queues_.reset();
   multicast_control_.reset();

@@ -16,7 +16,7 @@
 #include "thread_util.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/rings/netif.hpp"
-#include "unetback/util/rate_limit.hpp"
+#include "unetback/util/log_limits.hpp"
 
 namespace unetback::datapath {
 
@@ -102,9 +102,9 @@ void control_ring::impl::account(const rings::ctrl_request& req, std::uint32_t s
     default:
       break;  // ctrl_handler answers only the statuses above
   }
-  UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
-                           "{}: control ring request type {} rejected (status {})", name, req.type,
-                           status);
+  UNETBACK_LOG_LIMITED(shared->log_limits(), spdlog::level::warn,
+                       "{}: control ring request type {} rejected (status {})", name, req.type,
+                       status);
 }
 
 control_ring::impl::pass control_ring::impl::process() {

@@ -8,7 +8,7 @@
 
 #include "tap_errors.hpp"
 #include "unetback/rings/toeplitz.hpp"
-#include "unetback/util/rate_limit.hpp"
+#include "unetback/util/log_limits.hpp"
 
 namespace unetback::datapath {
 namespace {
@@ -148,8 +148,8 @@ bool rx_path::read_one() {
       cur_.fault = sweep_fault{fault_source::tap, tap_gone_fault};
       return false;
     }
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: TAP read failed: errno {}", ctx_.config.name,
-                             -n);
+    UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::warn,
+                         "{}: TAP read failed: errno {}", ctx_.config.name, -n);
     return false;
   }
   accept_frame(start, static_cast<std::uint32_t>(n));
@@ -296,9 +296,8 @@ void rx_path::track_stall(clock::time_point now) {
     bump(ctx_.counters.rx_stalls);
     stall_counted_ = true;
     set_carrier_result(ctx_.shared.rx_stalled(ctx_.tap), false);
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn,
-                             "{}: guest RX stalled (no usable buffers): carrier off",
-                             ctx_.config.name);
+    UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::warn,
+                         "{}: guest RX stalled (no usable buffers): carrier off", ctx_.config.name);
     drain_at_ = now;
   }
   if (now >= drain_at_) {
@@ -328,14 +327,15 @@ void rx_path::end_stall() {
   if (stall_counted_) {
     stall_counted_ = false;
     set_carrier_result(ctx_.shared.rx_ready(ctx_.tap), true);
-    UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: guest RX ready again", ctx_.config.name);
+    UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::info, "{}: guest RX ready again",
+                         ctx_.config.name);
   }
 }
 
 void rx_path::set_carrier_result(long rc, bool on) const {
   if (rc < 0) {
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: carrier {}: errno {}", ctx_.config.name,
-                             on ? "on" : "off", -rc);
+    UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::warn, "{}: carrier {}: errno {}",
+                         ctx_.config.name, on ? "on" : "off", -rc);
   }
 }
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "tap_errors.hpp"
-#include "unetback/util/rate_limit.hpp"
+#include "unetback/util/log_limits.hpp"
 
 namespace unetback::datapath {
 namespace {
@@ -233,8 +233,8 @@ void tx_path::count_drop(rings::tx_error e) {
       break;  // fatal errors never reach here
   }
   bump(c.tx_errors);
-  UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: dropping guest TX packet: {}",
-                           ctx_.config.name, rings::to_string(e));
+  UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::warn,
+                       "{}: dropping guest TX packet: {}", ctx_.config.name, rings::to_string(e));
 }
 
 void tx_path::check_copies(const copy_batch& batch) {
@@ -250,8 +250,8 @@ void tx_path::check_copies(const copy_batch& batch) {
       pkt.status = rings::netif_rsp::error;
       bump(ctx_.counters.tx_drops_grant_copy);
       bump(ctx_.counters.tx_errors);
-      UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: TX grant copy failed: status {}",
-                               ctx_.config.name, segs[i].status);
+      UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::warn,
+                           "{}: TX grant copy failed: status {}", ctx_.config.name, segs[i].status);
     }
   }
 }
@@ -266,8 +266,9 @@ void tx_path::deliver(pending_packet& pkt) {
     pkt.status = rings::netif_rsp::error;
     bump(ctx_.counters.tx_drops_bad_headers);
     bump(ctx_.counters.tx_errors);
-    UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "{}: dropping guest TX packet: {}",
-                             ctx_.config.name, rings::to_string(vnet.error()));
+    UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::warn,
+                         "{}: dropping guest TX packet: {}", ctx_.config.name,
+                         rings::to_string(vnet.error()));
     return;
   }
   if (vnet.value().checksum_repaired) {
@@ -290,8 +291,8 @@ void tx_path::deliver(pending_packet& pkt) {
           sweep_fault{fault_source::tap,
                       tap_gone_fault};  // answered as usual; the worker stops after this sweep
     }
-    UNETBACK_LOG_RATELIMITED(spdlog::level::info, "{}: TAP write failed: errno {}",
-                             ctx_.config.name, -written);
+    UNETBACK_LOG_LIMITED(ctx_.shared.log_limits(), spdlog::level::info,
+                         "{}: TAP write failed: errno {}", ctx_.config.name, -written);
   }
 }
 

@@ -8,8 +8,8 @@ namespace unetback::datapath {
 namespace {
 
 std::shared_ptr<vif_shared_state> make_shared_state(const vif_datapath_config& config) {
-  auto shared =
-      std::make_shared<vif_shared_state>(static_cast<std::uint32_t>(config.queues.size()));
+  auto shared = std::make_shared<vif_shared_state>(static_cast<std::uint32_t>(config.queues.size()),
+                                                   config.log_limits);
   if (!config.queues.empty()) {
     const queue_config& first = config.queues.front();
     shared->set_multicast_filtering(first.features.multicast_control);

@@ -1,6 +1,7 @@
 #include "unetback/datapath/vif_shared_state.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace unetback::datapath {
 namespace {
@@ -19,7 +20,10 @@ constexpr std::size_t max_read_attempts = 64;
 
 }  // namespace
 
-vif_shared_state::vif_shared_state(std::uint32_t num_queues) : num_queues_(num_queues) {}
+vif_shared_state::vif_shared_state(std::uint32_t num_queues,
+                                   std::shared_ptr<util::log_limits> log_limits)
+    : num_queues_(num_queues),
+      log_limits_(log_limits ? std::move(log_limits) : std::make_shared<util::log_limits>()) {}
 
 long vif_shared_state::rx_stalled(platform::frame_port& tap) {
   std::lock_guard lock(carrier_mutex_);

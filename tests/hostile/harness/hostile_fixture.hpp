@@ -35,7 +35,7 @@ namespace unetback::hostile {
 inline constexpr std::uint64_t default_rss_bound_kib = 32 * 1024;
 
 /// What one attack may add to the daemon's log: guest-triggered lines are
-/// rate-limited (10 per 5 s per call site), so a scenario's few seconds of
+/// rate-limited (10 per 5 s per call site and vif), so a scenario's few seconds of
 /// attack stay far below this; one line per guest action would not.
 inline constexpr std::size_t log_bound_bytes = 64 * 1024;
 

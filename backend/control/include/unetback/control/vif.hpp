@@ -28,6 +28,7 @@
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/rings/ids.hpp"
 #include "unetback/tap/link_events.hpp"
+#include "unetback/util/log_limits.hpp"
 #include "unetback/xs/client.hpp"
 
 namespace unetback::control {
@@ -147,6 +148,9 @@ class vif : public std::enable_shared_from_this<vif> {
   vif_env& env_;
   vif_options options_;
   vif_id id_;
+  /// Lines this vif's guest can trigger, here and in its data path: limited
+  /// per vif, so one guest's flood leaves other vifs' lines visible.
+  std::shared_ptr<util::log_limits> log_limits_ = std::make_shared<util::log_limits>();
   std::string backend_path_;
   std::optional<backend_config> config_;
   std::unique_ptr<vif_tap> tap_;

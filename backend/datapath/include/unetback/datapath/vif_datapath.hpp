@@ -43,6 +43,8 @@ struct vif_datapath_config {
   /// changed (readers already see it); must only post. Whoever persists the
   /// configuration or reprograms steering does it on its own thread, from hash().
   std::function<void()> on_hash_published;
+  /// The vif's log limits, kept across its connections (a fresh set when null).
+  std::shared_ptr<util::log_limits> log_limits;
 };
 
 /// One queue's counters and its rings' indices, as the control plane reads them.

@@ -12,11 +12,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 #include "unetback/datapath/vif_credit.hpp"
 #include "unetback/platform/frame_port.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
+#include "unetback/util/log_limits.hpp"
 
 namespace unetback::datapath {
 
@@ -40,8 +42,10 @@ class vif_shared_state {
   /// Most multicast addresses a guest may register (Linux XEN_NETBK_MCAST_MAX).
   static constexpr std::size_t max_multicast = 64;
 
-  /// `num_queues`: multi-queue-num-queues of the connection.
-  explicit vif_shared_state(std::uint32_t num_queues);
+  /// `num_queues`: multi-queue-num-queues of the connection. `log_limits`:
+  /// the vif's, which outlive its connections (a fresh set when null).
+  explicit vif_shared_state(std::uint32_t num_queues,
+                            std::shared_ptr<util::log_limits> log_limits = nullptr);
   vif_shared_state(const vif_shared_state&) = delete;
   vif_shared_state& operator=(const vif_shared_state&) = delete;
 
@@ -88,6 +92,9 @@ class vif_shared_state {
   long rx_stalled(platform::frame_port& tap);
   long rx_ready(platform::frame_port& tap);
 
+  /// The vif's log limits (UNETBACK_LOG_LIMITED), for lines its guest triggers.
+  [[nodiscard]] util::log_limits& log_limits() const { return *log_limits_; }
+
   /// The guest's TX `rate` credit, over all the vif's queues.
   [[nodiscard]] vif_credit& credit() { return credit_; }
   [[nodiscard]] const vif_credit& credit() const { return credit_; }
@@ -101,6 +108,7 @@ class vif_shared_state {
   static constexpr std::size_t hash_words = 3 + key_words + rings::max_hash_mapping_size;
 
   std::uint32_t num_queues_;
+  std::shared_ptr<util::log_limits> log_limits_;
   std::atomic<bool> filtering_{false};
   std::mutex write_mutex_;
   std::array<std::atomic<std::uint64_t>, max_multicast> mcast_{};  // bit 63: valid

@@ -2,7 +2,8 @@
 // Where unetbackd's log goes and how verbose it is: --log-target / log-target and
 // --log-level / log-level (unetbackd(8), unetback.toml(5)), and the control socket's
 // `log-level` command. configure_logging() installs spdlog's default logger, which
-// every component logs through (spdlog::info(...), UNETBACK_LOG_RATELIMITED).
+// every component logs through (spdlog::info(...), UNETBACK_LOG_LIMITED,
+// UNETBACK_LOG_RATELIMITED).
 
 #include <spdlog/common.h>
 

@@ -1,12 +1,23 @@
 #pragma once
-// A per-call-site token bucket for log lines a guest can trigger: a hostile
-// frontend must not be able to flood the host's journal (spec §6.2).
+// A token bucket for log lines a guest can trigger: a hostile frontend must
+// not be able to flood the host's journal (docs/security.md, "Log lines").
+// UNETBACK_LOG_RATELIMITED keeps one bucket per call site for the whole
+// daemon; lines about one vif use UNETBACK_LOG_LIMITED (log_limits.hpp) so
+// that one guest's flood cannot silence another vif's lines.
+
+#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <utility>
 
 namespace unetback::util {
+
+/// Lines a bucket allows at once, and how fast it refills: 10 lines, then
+/// one per 500 ms (at most 10 per 5 s).
+inline constexpr std::uint32_t log_burst = 10;
+inline constexpr std::chrono::milliseconds log_refill{500};
 
 /// Allows `burst` events, then one per `interval`. Lock-free; safe from any
 /// thread. Counts what it suppressed so the next allowed line can say so.
@@ -46,17 +57,30 @@ class rate_limit {
   std::atomic<std::uint64_t> suppressed_{0};
 };
 
+namespace detail {
+
+/// An allowed line, after a note of how many like it were suppressed.
+template <typename... Args>
+void log_allowed(spdlog::level::level_enum level, std::uint64_t suppressed,
+                 spdlog::format_string_t<Args...> format, Args&&... args) {
+  if (suppressed > 0) {
+    spdlog::log(level, "({} similar messages suppressed)", suppressed);
+  }
+  spdlog::log(level, format, std::forward<Args>(args)...);
+}
+
+}  // namespace detail
+
 }  // namespace unetback::util
 
-/// Logs through spdlog at most 10 lines per 5 s from this call site.
-#define UNETBACK_LOG_RATELIMITED(level, ...)                                               \
-  do {                                                                                     \
-    static ::unetback::util::rate_limit unetback_rl_{10, std::chrono::milliseconds(500)};  \
-    std::uint64_t unetback_rl_suppressed_ = 0;                                             \
-    if (unetback_rl_.allow(unetback_rl_suppressed_)) {                                     \
-      if (unetback_rl_suppressed_ > 0) {                                                   \
-        ::spdlog::log(level, "({} similar messages suppressed)", unetback_rl_suppressed_); \
-      }                                                                                    \
-      ::spdlog::log(level, __VA_ARGS__);                                                   \
-    }                                                                                      \
+/// Logs at most 10 lines per 5 s from this call site, daemon-wide. For lines
+/// not tied to one vif (a platform call, the watchdog).
+#define UNETBACK_LOG_RATELIMITED(level, ...)                                              \
+  do {                                                                                    \
+    static ::unetback::util::rate_limit unetback_rl_{::unetback::util::log_burst,         \
+                                                     ::unetback::util::log_refill};       \
+    std::uint64_t unetback_rl_suppressed_ = 0;                                            \
+    if (unetback_rl_.allow(unetback_rl_suppressed_)) {                                    \
+      ::unetback::util::detail::log_allowed(level, unetback_rl_suppressed_, __VA_ARGS__); \
+    }                                                                                     \
   } while (false)
