@@ -11,7 +11,12 @@
 namespace unetback::hostile {
 namespace {
 
-class Garbage : public hostile_test {};
+class Garbage : public hostile_test {
+ protected:
+  // Random rings fault the vif again and again on purpose: no fault backoff
+  // (FaultLoop tests it).
+  world_options world_config() override { return {{"--fault-backoff-max-ms", "0"}}; }
+};
 
 // 40 rounds: 256 random TX slots (random grefs among the guest's real ones
 // and garbage), published and kicked. Each round either is answered or

@@ -28,8 +28,12 @@ class XenStoreKeys : public hostile_test {
  protected:
   hostile_options hostile_config() override { return {4, true, true, true}; }
   // More queues than this machine's CPUs, so "3 queues, 2 directories" is
-  // a consistency error rather than a range error.
-  world_options world_config() override { return {{"--max-queues", "4"}}; }
+  // a consistency error rather than a range error. Each scenario refuses
+  // dozens of connects in a row on purpose: no fault backoff (FaultLoop
+  // tests it).
+  world_options world_config() override {
+    return {{"--max-queues", "4", "--fault-backoff-max-ms", "0"}};
+  }
 
   /// Connects with `e` applied; expects a refusal whose error node contains
   /// `fragment`; re-arms the vif.

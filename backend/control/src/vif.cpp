@@ -23,7 +23,9 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
     : env_(env),
       options_(options),
       id_(id),
-      backend_path_(env.backend_root + "/" + id.xenstore_path()) {
+      backend_path_(env.backend_root + "/" + id.xenstore_path()),
+      backoff_(options.fault_backoff_max),
+      retry_timer_(env.executor) {
   const key_reader read = [this](std::string_view key) {
     return env_.xs.read(backend_path_ + "/" + std::string(key));
   };
@@ -69,8 +71,13 @@ vif_snapshot vif::read_snapshot() {
   s.frontend = config_ ? parse_xenbus_state(env_.xs.read(config_->frontend_path + "/state"))
                        : xenbus_state::unknown;
   // A frontend that re-initialises asks for a fresh attempt (§1.10).
-  if (s.frontend == xenbus_state::initialising && last_frontend_ != xenbus_state::initialising) {
-    failure_.reset();
+  if (s.frontend != xenbus_state::initialising) {
+    reinit_requested_ = false;
+  } else if (last_frontend_ != xenbus_state::initialising) {
+    reinit_requested_ = true;
+  }
+  if (reinit_requested_ && grant_fresh_attempt()) {
+    reinit_requested_ = false;
   }
   last_frontend_ = s.frontend;
   backend_state_ = s.backend;
@@ -79,6 +86,29 @@ vif_snapshot vif::read_snapshot() {
   s.failed = failure_.has_value();
   s.disabled = disabled_reason_.has_value();
   return s;
+}
+
+bool vif::grant_fresh_attempt() {
+  if (!failure_) {
+    return true;
+  }
+  if (std::chrono::steady_clock::now() >= backoff_.not_before()) {
+    failure_.reset();
+    return true;
+  }
+  if (!retry_armed_) {
+    retry_armed_ = true;
+    retry_timer_.expires_at(backoff_.not_before());
+    retry_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+      auto self = weak.lock();
+      if (ec || !self) {
+        return;
+      }
+      self->retry_armed_ = false;
+      self->env_.request_refresh(self->id_);
+    });
+  }
+  return false;
 }
 
 void vif::adopt() {
@@ -103,6 +133,7 @@ bool vif::enable() {
                  to_string(failure_->kind), failure_->message);
     failure_.reset();
   }
+  backoff_.reset();
   if (disabled_reason_) {
     spdlog::info("{}: enabled", tag());
     disabled_reason_.reset();
@@ -209,6 +240,12 @@ bool vif::write_state(xenbus_state st) {
 void vif::fail(datapath::fault_kind kind, const std::string& message) {
   failure_ = vif_failure{kind, message};
   UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: {}", tag(), message);
+  const auto wait = backoff_.on_fault(std::chrono::steady_clock::now());
+  if (wait.count() > 0) {
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn,
+                         "{}: fault {} in a row: the frontend may connect again in {} ms", tag(),
+                         backoff_.faults_in_a_row(), wait.count());
+  }
   const std::string node = env_.error_root + "/" + id_.xenstore_path() + "/error";
   try {
     env_.xs.write(node, std::to_string(EINVAL) + " " + message);

@@ -79,6 +79,8 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
     o.rx_stall_timeout_ms = integer(n, where, stall_ms_range);
   } else if (key == "rx-drain-timeout-ms") {
     o.rx_drain_timeout_ms = integer(n, where, stall_ms_range);
+  } else if (key == "fault-backoff-max-ms") {
+    o.fault_backoff_max_ms = integer(n, where, backoff_ms_range);
   } else {
     return std::nullopt;
   }

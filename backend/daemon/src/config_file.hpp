@@ -6,12 +6,13 @@
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
 //                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
 //                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       rx-drain-timeout-ms, sim-dir, xenstore, control-socket,
+//                       rx-drain-timeout-ms, fault-backoff-max-ms, sim-dir,
+//                       xenstore, control-socket,
 //                       metrics-listen, keep-vifs
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
 //                       poll-max-steal-pct, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       rx-drain-timeout-ms
+//                       rx-drain-timeout-ms, fault-backoff-max-ms
 // Unknown sections and keys are errors naming them.
 
 #include <chrono>
@@ -38,6 +39,7 @@ inline constexpr range batch_range{1, 256};
 inline constexpr range backlog_range{65'536, 1LL << 30};
 inline constexpr range stall_ms_range{1'000, 3'600'000};
 inline constexpr range xdp_headroom_range{0, 1024};
+inline constexpr range backoff_ms_range{0, 600'000};
 
 /// Per-vif settings that were given.
 struct vif_overrides {
@@ -53,6 +55,7 @@ struct vif_overrides {
   std::optional<long long> rx_backlog_bytes;
   std::optional<long long> rx_stall_timeout_ms;
   std::optional<long long> rx_drain_timeout_ms;
+  std::optional<long long> fault_backoff_max_ms;
 };
 
 /// Daemon settings that were given (by the file or the command line).

@@ -47,6 +47,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.rx_backlog_bytes, over.vif.rx_backlog_bytes);
   take(base.vif.rx_stall_timeout_ms, over.vif.rx_stall_timeout_ms);
   take(base.vif.rx_drain_timeout_ms, over.vif.rx_drain_timeout_ms);
+  take(base.vif.fault_backoff_max_ms, over.vif.fault_backoff_max_ms);
   for (const auto& [key, o] : over.per_vif) {
     base.per_vif[key] = o;
   }
@@ -71,6 +72,8 @@ control::vif_options applied(control::vif_options v, const vif_overrides& o) {
       std::chrono::milliseconds(o.rx_stall_timeout_ms.value_or(v.tuning.rx_stall_timeout.count()));
   v.tuning.rx_drain_timeout =
       std::chrono::milliseconds(o.rx_drain_timeout_ms.value_or(v.tuning.rx_drain_timeout.count()));
+  v.fault_backoff_max =
+      std::chrono::milliseconds(o.fault_backoff_max_ms.value_or(v.fault_backoff_max.count()));
   return v;
 }
 
@@ -111,6 +114,7 @@ struct cli_values {
   std::string metrics_listen;
   long long max_queues = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
   long long rx_stall_timeout_ms = 0, rx_drain_timeout_ms = 0, max_xdp_headroom = 0;
+  long long fault_backoff_max_ms = 0;
   std::string poll_us;
   long long poll_budget_pct = 0, poll_max_steal_pct = 0;
   bool wait_for_hotplug = true;
@@ -189,6 +193,10 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--rx-drain-timeout-ms", v.rx_drain_timeout_ms,
                  "no RX buffers this long: drop what waits, " + range_text(detail::stall_ms_range))
       ->check(in(detail::stall_ms_range));
+  app.add_option("--fault-backoff-max-ms", v.fault_backoff_max_ms,
+                 "most a frontend that keeps faulting waits to connect again (0: no wait), " +
+                     range_text(detail::backoff_ms_range))
+      ->check(in(detail::backoff_ms_range));
   app.add_option("--max-xdp-headroom", v.max_xdp_headroom,
                  "most XDP headroom a frontend may request (bytes), " +
                      range_text(detail::xdp_headroom_range))
@@ -245,6 +253,7 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.vif.rx_backlog_bytes = given(app, "--rx-backlog-bytes", v.rx_backlog);
   s.vif.rx_stall_timeout_ms = given(app, "--rx-stall-timeout-ms", v.rx_stall_timeout_ms);
   s.vif.rx_drain_timeout_ms = given(app, "--rx-drain-timeout-ms", v.rx_drain_timeout_ms);
+  s.vif.fault_backoff_max_ms = given(app, "--fault-backoff-max-ms", v.fault_backoff_max_ms);
   s.max_xdp_headroom = given(app, "--max-xdp-headroom", v.max_xdp_headroom);
   if (v.notify_always) {
     s.vif.notify_always = true;

@@ -60,6 +60,8 @@ constexpr std::array key_cases{
     key_case{"rx-stall-timeout-ms", "999", "\"10s\"", "1000..3600000", true},
     key_case{"rx-stall-timeout-ms", "3600001", "1979-05-27", "1000..3600000", true},
     key_case{"rx-drain-timeout-ms", "999", "\"10s\"", "1000..3600000", true},
+    key_case{"fault-backoff-max-ms", "600001", "\"10s\"", "0..600000", true},
+    key_case{"fault-backoff-max-ms", "-1", "1.5", "0..600000", true},
     key_case{"max-xdp-headroom", "1025", "\"256\"", "0..1024", false},
     key_case{"max-xdp-headroom", "-1", "256.0", "0..1024", false},
     key_case{"wait-for-hotplug", "", "1", "true or false", true},

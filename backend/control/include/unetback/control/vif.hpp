@@ -10,6 +10,7 @@
 // only. Runs on the control thread (the io_context); never blocks on guests.
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "unetback/control/backend_keys.hpp"
+#include "unetback/control/fault_backoff.hpp"
 #include "unetback/control/queue_factory.hpp"
 #include "unetback/control/state_machine.hpp"
 #include "unetback/control/tap_factory.hpp"
@@ -42,6 +44,9 @@ struct vif_options {
   /// channels per queue); false: the frontend uses one channel per queue.
   bool split_event_channels = true;
   datapath::queue_tuning tuning;  ///< per-queue defaults (rate comes from `rate`)
+  /// The most a frontend that keeps faulting waits before it may connect
+  /// again (fault_backoff.hpp; 0: no wait).
+  std::chrono::milliseconds fault_backoff_max{10'000};
 };
 
 /// What the supervisor shares with its vifs.
@@ -139,6 +144,9 @@ class vif : public std::enable_shared_from_this<vif> {
   /// A `rate` that does not parse means unlimited: said once per value.
   void warn_if_rate_ignored() const;
   bool write_state(xenbus_state st);
+  /// The frontend re-initialised after a failure: clears it once the fault
+  /// backoff has passed (true), else asks for a refresh at that time.
+  bool grant_fresh_attempt();
   /// Stops this vif on a fault of `kind`'s making (xenbus_dev_fatal).
   void fail(datapath::fault_kind kind, const std::string& message);
   [[nodiscard]] std::string tag() const;
@@ -162,7 +170,11 @@ class vif : public std::enable_shared_from_this<vif> {
   std::optional<bool> multicast_control_;
   std::optional<std::string> disabled_reason_;  ///< set by disable()
   std::optional<vif_failure> failure_;
-  bool resume_next_ = false;  ///< adopt()/enable(): next connect resumes
+  fault_backoff backoff_;
+  boost::asio::steady_timer retry_timer_;  ///< refreshes when the backoff has passed
+  bool retry_armed_ = false;
+  bool reinit_requested_ = false;  ///< the frontend re-initialised since it failed
+  bool resume_next_ = false;       ///< adopt()/enable(): next connect resumes
   bool bridged_ = false;
   bool destroyed_ = false;
   int tap_master_ = 0;           ///< the TAP's bridge (ifindex) per link messages
