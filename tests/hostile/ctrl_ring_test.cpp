@@ -5,7 +5,9 @@
 // backend reads them, and a request flood.
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <iostream>
 #include <thread>
 
 #include "harness/hostile_fixture.hpp"
@@ -141,6 +143,50 @@ TEST_F(CtrlRing, ProducerIndexOverflowDisablesVif) {
   begin_attack();
   ctrl().publish_req_prod(ctrl().ring().req_prod_pvt() + 1000);
   expect_vif_disabled("producer index overflow", fault_at::control_ring);
+  expect_contained();
+}
+
+// Each change of the guest's hash configuration costs the control plane a
+// file write (the state directory), a table rebuild and a BPF map update. A
+// guest alternating two mappings as fast as the ring answers changes it
+// thousands of times per second; the control plane applies at most ten per
+// second (paced_call), and the last one always. Without pacing it applied
+// one per control-thread wake-up.
+TEST_F(CtrlRing, HashConfigurationChangesArePacedOnTheControlPlane) {
+  enable_toeplitz_with_table();
+  const grant_ref zeros = table(std::vector<std::uint32_t>(128, 0));
+  const grant_ref ones = table(std::vector<std::uint32_t>(128, 1));
+  const auto applied = [&] { return w().hash(hostile_guest::id).value("applied", 0ULL); };
+  ASSERT_TRUE(wait_until([&] { return applied() >= 1; }, state_timeout));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the first change settles
+  const std::uint64_t before = applied();
+  begin_attack();
+  const auto start = std::chrono::steady_clock::now();
+  std::uint32_t changes = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(2)) {
+    const grant_ref t = changes % 2 == 0 ? ones : zeros;
+    ASSERT_EQ(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, t.value(), 128, 0), success);
+    ++changes;
+  }
+  const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  const std::uint32_t last = changes % 2 == 1 ? 1 : 0;  // the value the last change wrote
+  nlohmann::json h;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        h = w().hash(hostile_guest::id);
+        return h.contains("mapping") && h["mapping"].size() == 128 && h["mapping"][0] == last;
+      },
+      std::chrono::seconds(2)))
+      << "the last configuration was not applied: " << h.dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::uint64_t count = applied() - before;
+  std::cerr << "[ctrl-pacing] " << changes << " mapping changes in " << elapsed_ms
+            << " ms; the control plane applied " << count << "\n";
+  EXPECT_GE(changes, 200U) << "the guest could not change its mapping fast: nothing was tested";
+  EXPECT_LE(count, static_cast<std::uint64_t>(elapsed_ms) / 100 + 4);
+  expect_vif_connected();
   expect_contained();
 }
 

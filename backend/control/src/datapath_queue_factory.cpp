@@ -56,6 +56,7 @@ class datapath_vif_queues final : public vif_queues {
       return;
     }
     applied_generation_ = h->generation;
+    ++applied_;
     if (!hash_file_.empty()) {
       save_hash_config(hash_file_, h->config);
     }
@@ -83,7 +84,8 @@ class datapath_vif_queues final : public vif_queues {
     if (!h) {
       return std::nullopt;
     }
-    return hash_status{h->config, h->generation, datapath_.num_queues(), steering_ != nullptr};
+    return hash_status{h->config, h->generation, datapath_.num_queues(), steering_ != nullptr,
+                       applied_};
   }
   [[nodiscard]] std::optional<datapath::ctrl_ring_counters> ctrl_counters() const override {
     return datapath_.ctrl_counters();
@@ -165,6 +167,7 @@ class datapath_vif_queues final : public vif_queues {
   std::string hash_file_;  // empty: no state directory or no control ring
   std::unique_ptr<steering::tap_steering> steering_;
   std::uint64_t applied_generation_ = 0;  // the hash generation saved and steered to
+  std::uint64_t applied_ = 0;             // configurations saved and steered to
 };
 
 class datapath_queue_factory final : public queue_factory {

@@ -16,6 +16,8 @@ using datapath::fault_kind;
 namespace {
 
 constexpr int max_steps_per_refresh = 12;  // the longest path is 4 edges plus actions
+// Saving and steering to a new hash configuration: at most this often.
+constexpr std::chrono::milliseconds hash_apply_interval{100};
 
 }  // namespace
 
@@ -25,7 +27,12 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
       id_(id),
       backend_path_(env.backend_root + "/" + id.xenstore_path()),
       backoff_(options.fault_backoff_max),
-      retry_timer_(env.executor) {
+      retry_timer_(env.executor),
+      hash_apply_(env.executor, hash_apply_interval, [this] {
+        if (queues_) {
+          queues_->apply_hash();
+        }
+      }) {
   const key_reader read = [this](std::string_view key) {
     return env_.xs.read(backend_path_ + "/" + std::string(key));
   };
@@ -271,7 +278,7 @@ void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
 
 void vif::on_hash_published(std::uint64_t generation) {
   if (generation == generation_ && queues_) {
-    queues_->apply_hash();
+    hash_apply_.request();
   }
 }
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <atomic>
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <system_error>
@@ -132,8 +133,14 @@ void vif::start_data_path(frontend_config cfg) {
       }
     });
   };
-  req.on_hash_published = [weak = weak_from_this(), ex = env_.executor, generation] {
-    boost::asio::post(ex, [weak, generation] {
+  // One post in flight at most, however fast the guest sends SETs.
+  req.on_hash_published = [weak = weak_from_this(), ex = env_.executor, generation,
+                           posted = std::make_shared<std::atomic<bool>>(false)] {
+    if (posted->exchange(true)) {
+      return;
+    }
+    boost::asio::post(ex, [weak, generation, posted] {
+      posted->store(false);
       if (auto self = weak.lock()) {
         self->on_hash_published(generation);
       }

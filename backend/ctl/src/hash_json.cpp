@@ -53,7 +53,8 @@ nlohmann::json hash_entry(const control::hash_status& h) {
           {"mapping",
            std::vector<std::uint32_t>(config.mapping.begin(), config.mapping.begin() + size)},
           {"num_queues", h.num_queues},
-          {"steered", h.steered}};
+          {"steered", h.steered},
+          {"applied", h.applied}};
 }
 
 }  // namespace unetback::ctl

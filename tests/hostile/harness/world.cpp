@@ -251,6 +251,17 @@ nlohmann::json world::stats(domid d) {
   return nlohmann::json::parse(*out, nullptr, /*allow_exceptions=*/false);
 }
 
+nlohmann::json world::hash(domid d) {
+  const auto out =
+      capture_command({bin("unetbackctl").string(), "--socket", (dir_.path() / "ctl.sock").string(),
+                       "hash", fmt::format("vif{}.0", d.value()), "--json"},
+                      logs() / "unetbackctl.log", 10s);
+  if (!out) {
+    return nullptr;
+  }
+  return nlohmann::json::parse(*out, nullptr, /*allow_exceptions=*/false);
+}
+
 std::uint64_t world::counter(domid d, const std::string& name) {
   return sum_field(stats(d), name);
 }

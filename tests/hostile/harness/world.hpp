@@ -90,6 +90,8 @@ class world {
   [[nodiscard]] std::string sanitizer_report() const;
   /// `unetbackctl stats vif<d>.0 --json`; null on failure.
   [[nodiscard]] nlohmann::json stats(domid d);
+  /// `unetbackctl hash vif<d>.0 --json`; null on failure.
+  [[nodiscard]] nlohmann::json hash(domid d);
   /// A counter of vif<d>.0 summed over its queues (queue_counters.hpp names).
   [[nodiscard]] std::uint64_t counter(domid d, const std::string& name);
   /// Stops the daemon with SIGTERM; its exit status (wait status).

@@ -21,6 +21,7 @@
 
 #include "unetback/control/backend_keys.hpp"
 #include "unetback/control/fault_backoff.hpp"
+#include "unetback/control/paced_call.hpp"
 #include "unetback/control/queue_factory.hpp"
 #include "unetback/control/state_machine.hpp"
 #include "unetback/control/tap_factory.hpp"
@@ -105,7 +106,8 @@ class vif : public std::enable_shared_from_this<vif> {
   /// queues and goes Closing. Stale generations are ignored.
   void on_fault(std::uint64_t generation, const datapath::fault& f);
   /// Control thread: the data path of connection `generation` published a
-  /// new hash configuration.
+  /// new hash configuration; it is saved and steered to at most ten times
+  /// per second (paced_call), the latest one always.
   void on_hash_published(std::uint64_t generation);
   /// A link message about an interface: if it is this vif's TAP, logs its
   /// bridge changes (joined, left: the guest is cut off from the host
@@ -179,6 +181,7 @@ class vif : public std::enable_shared_from_this<vif> {
   bool destroyed_ = false;
   int tap_master_ = 0;           ///< the TAP's bridge (ifindex) per link messages
   std::string tap_master_name_;  ///< its name, for when it is gone
+  paced_call hash_apply_;        ///< vif_queues::apply_hash, paced
 };
 
 }  // namespace unetback::control

@@ -55,6 +55,8 @@ struct hash_status {
   /// The TAP runs the steering program, so the mapping picks each frame's RX
   /// queue; false: the daemon could not load it, only the HASH extras follow.
   bool steered = false;
+  /// Configurations saved and steered to (paced: at most ten per second).
+  std::uint64_t applied = 0;
 };
 
 struct daemon_status {
