@@ -116,6 +116,24 @@ TEST_F(XsMalformed, OversizedPayloadDropsTheClientAndOthersAreServed) {
   EXPECT_EQ(xs.read("/local/domain/0/domid"), "0");
 }
 
+// A watcher that never reads its events is dropped when its unread output
+// passes the cap, which happens while a write fires its watches: the
+// connection must not be freed under that loop (it was: heap-use-after-free,
+// found by hostile StateFlips.WatchFloodFromSeveralConnectionsLeavesNoBacklog).
+TEST_F(XsMalformed, AWatcherThatNeverReadsIsDroppedWhileItsEventsFire) {
+  raw_conn watcher(server_->socket_path());
+  const std::string token(2000, 't');  // big events: the 1 MiB cap in ~500 writes
+  watcher.send(sim::encode_message(XS_WATCH, 1, 0,
+                                   std::string("/flood\0", 7) + token + std::string("\0", 1)));
+  watcher.send(sim::encode_message(XS_WATCH, 2, 0, std::string("/other\0t\0", 10)));
+  client xs = dom0();
+  for (int i = 0; i < 2000; ++i) {
+    xs.write("/flood", std::to_string(i));
+  }
+  EXPECT_TRUE(watcher.closed_by_peer());
+  EXPECT_EQ(xs.read("/flood"), "1999");
+}
+
 TEST_F(XsMalformed, RandomGarbageNeverKillsTheServer) {
   for (unsigned seed = 1; seed <= 20; ++seed) {
     raw_conn c(server_->socket_path());

@@ -4,10 +4,13 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <deque>
+#include <vector>
 
 #include "unetback/xs/sim/wire.hpp"
 
@@ -63,7 +66,11 @@ class server::session : public std::enable_shared_from_this<server::session> {
     if (out_bytes_ + bytes.size() > owner_.options_.max_output_bytes) {
       owner_.log("client of domain " + std::to_string(dom_.value()) +
                  " does not read its replies: dropped");
-      owner_.close_session(id_);
+      // The engine may be walking this connection's watches (a write firing
+      // them): close the socket now, forget the connection once it is done.
+      close();
+      boost::asio::post(owner_.io_,
+                        [self = shared_from_this()] { self->owner_.close_session(self->id_); });
       return;
     }
     out_bytes_ += bytes.size();
@@ -125,15 +132,24 @@ class server::session : public std::enable_shared_from_this<server::session> {
     }
   }
 
+  // Everything queued (up to max_gather messages) in one gather write: one
+  // system call per message fell behind a flood of watch events, and the cap
+  // then dropped a client that was reading all it was sent.
   void write_next() {
     if (out_.empty() || closed_) {
       writing_ = false;
       return;
     }
     writing_ = true;
+    const std::size_t count = std::min(out_.size(), max_gather);
+    std::vector<boost::asio::const_buffer> buffers;
+    buffers.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      buffers.emplace_back(boost::asio::buffer(out_[i]));  // deque: push_back keeps these
+    }
     boost::asio::async_write(
-        socket_, boost::asio::buffer(out_.front()),
-        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+        socket_, buffers,
+        [self = shared_from_this(), count](const boost::system::error_code& ec, std::size_t) {
           if (self->closed_) {
             return;
           }
@@ -141,11 +157,15 @@ class server::session : public std::enable_shared_from_this<server::session> {
             self->owner_.close_session(self->id_);
             return;
           }
-          self->out_bytes_ -= self->out_.front().size();
-          self->out_.pop_front();
+          for (std::size_t i = 0; i < count; ++i) {
+            self->out_bytes_ -= self->out_.front().size();
+            self->out_.pop_front();
+          }
           self->write_next();
         });
   }
+
+  static constexpr std::size_t max_gather = 64;  // Boost.Asio's gather limit
 
   server& owner_;
   stream_protocol::socket socket_;
