@@ -7,7 +7,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <system_error>
 #include <type_traits>
+
+#include "unetback/util/private_file.hpp"
 
 namespace unetback::control {
 namespace {
@@ -42,7 +45,8 @@ void save_hash_config(const std::string& path, const rings::hash_config& config)
   hash_record r;
   r.config = config;
   const std::string tmp = path + ".new";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  ::unlink(tmp.c_str());  // a file we create ourselves, never one found there
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   const bool ok = fd >= 0 && write_all(fd, &r, sizeof(r));
   const int err = errno;
   if (fd >= 0) {
@@ -56,8 +60,13 @@ void save_hash_config(const std::string& path, const rings::hash_config& config)
 }
 
 std::optional<rings::hash_config> load_hash_config(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
+  int fd = -1;
+  try {
+    fd = util::open_private_file(path, O_RDONLY);
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::no_such_file_or_directory) {
+      spdlog::warn("saved hash configuration not used: {}", e.what());
+    }
     return std::nullopt;
   }
   hash_record r;

@@ -82,7 +82,9 @@ void queue::impl::map_and_bind() {
 
 // Resume: a sweep the previous process journaled but did not publish is
 // completed first (its requests were acted on; their slots may already hold
-// some of its responses).
+// some of its responses). A damaged record cannot be completed, and the ring
+// may hold responses where requests were: this connection is not resumed
+// (the vif closes; the frontend connects afresh).
 void queue::impl::replay_journals() {
   if (const auto t = tx_responses.replay(tx->ring)) {
     spdlog::info("{}: completed the previous daemon's unpublished TX sweep: {} responses at {}",
@@ -91,6 +93,11 @@ void queue::impl::replay_journals() {
   if (const auto r = rx_responses.replay(rx->ring)) {
     spdlog::info("{}: completed the previous daemon's unpublished RX sweep: {} responses at {}",
                  config.name, r->slots, r->base);
+  }
+  if (tx_responses.damaged() || rx_responses.damaged()) {
+    throw std::runtime_error(config.name + ": the previous daemon's unpublished " +
+                             (tx_responses.damaged() ? "TX" : "RX") +
+                             " sweep in the state file is damaged (checksum): not resuming");
   }
 }
 

@@ -11,6 +11,8 @@
 #include <new>
 #include <system_error>
 
+#include "unetback/util/private_file.hpp"
+
 namespace unetback::datapath {
 namespace {
 
@@ -26,14 +28,10 @@ void* map_state(const std::string& file) {
         ::mmap(nullptr, state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? nullptr : p;
   }
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
-    fail("open " + file);
-  }
+  const int fd = util::open_private_file(file, O_RDWR | O_CREAT);
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (st.st_size != static_cast<off_t>(state_bytes) &&
-       ::ftruncate(fd, static_cast<off_t>(state_bytes)) != 0)) {
+  if (::fstat(fd, &st) != 0 || (st.st_size != static_cast<off_t>(state_bytes) &&
+                                ::ftruncate(fd, static_cast<off_t>(state_bytes)) != 0)) {
     const int e = errno;
     ::close(fd);
     errno = e == 0 ? EINVAL : e;

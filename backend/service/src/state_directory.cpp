@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "unetback/util/private_file.hpp"
+
 namespace unetback::service {
 
 state_directory::state_directory(std::string path) : path_(std::move(path)) {
@@ -16,14 +18,14 @@ state_directory::state_directory(std::string path) : path_(std::move(path)) {
     throw std::system_error(errno, std::generic_category(), "state directory " + path_);
   }
   struct stat st {};
-  if (::lstat(path_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw std::runtime_error("state directory " + path_ + ": not a directory");
+  if (::lstat(path_.c_str(), &st) != 0) {
+    throw std::system_error(errno, std::generic_category(), "state directory " + path_);
+  }
+  if (const std::string problem = util::private_directory_problem(st); !problem.empty()) {
+    throw std::runtime_error("state directory " + path_ + " refused: " + problem);
   }
   const std::string lock = path_ + "/lock";
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (lock_fd_ < 0) {
-    throw std::system_error(errno, std::generic_category(), "state directory lock " + lock);
-  }
+  lock_fd_ = util::open_private_file(lock, O_RDWR | O_CREAT);
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     ::close(lock_fd_);

@@ -42,6 +42,28 @@ TEST_F(StateDirectory, ASecondDaemonIsRefusedUntilTheFirstIsGone) {
   EXPECT_NO_THROW(state_directory again(parent_ + "/state"));
 }
 
+// Others could replace the files a restarted daemon reads back into guests'
+// rings: such a directory is refused, naming why.
+TEST_F(StateDirectory, ADirectoryOthersMayWriteIsRefused) {
+  const std::string dir = parent_ + "/state";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  try {
+    const state_directory d(dir);
+    FAIL() << "a world-writable state directory was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("group or others may write"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(StateDirectory, ASymbolicLinkToADirectoryIsRefused) {
+  const std::string real = parent_ + "/real";
+  ASSERT_EQ(::mkdir(real.c_str(), 0700), 0);
+  ASSERT_EQ(::symlink(real.c_str(), (parent_ + "/state").c_str()), 0);
+  EXPECT_THROW(state_directory d(parent_ + "/state"), std::runtime_error);
+}
+
 TEST_F(StateDirectory, AFileInItsPlaceIsAnError) {
   std::ofstream(parent_ + "/file") << "x";
   EXPECT_THROW(state_directory d(parent_ + "/file"), std::runtime_error);

@@ -13,8 +13,9 @@ namespace unetback::service {
 class state_directory {
  public:
   /// Creates `path` (0700) if missing and takes its lock. Throws
-  /// std::system_error, or std::runtime_error naming the holder's problem
-  /// ("in use by another unetbackd").
+  /// std::system_error, or std::runtime_error naming the problem ("in use by
+  /// another unetbackd"; a link, someone else's directory, or one that group
+  /// or others may write: util/private_file.hpp).
   explicit state_directory(std::string path);
   ~state_directory();
   state_directory(const state_directory&) = delete;
