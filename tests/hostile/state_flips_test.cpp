@@ -210,6 +210,19 @@ class DynamicKeys : public hostile_test {
     }
     return n;
   }
+  /// Connects the hostile guest (1 queue) and starts the attack.
+  void connect_and_begin(manual_frontend& m) {
+    m.connect();
+    ASSERT_TRUE(guest().wait_backend_state({4}));
+    begin_attack();
+  }
+  /// Writes the hostile guest's request-multicast-control `n` times, 0 and 1 in turn.
+  void toggle_multicast_control(int n) {
+    for (int i = 0; i < n; ++i) {
+      guest().xs().write(guest().frontend_path() + "/request-multicast-control",
+                         (i & 1) != 0 ? "1" : "0");
+    }
+  }
 };
 
 // request-multicast-control is watched while connected
@@ -218,13 +231,8 @@ class DynamicKeys : public hostile_test {
 // can trigger is rate-limited (style rule; §6.2 item 4).
 TEST_F(DynamicKeys, MulticastControlTogglingDoesNotFloodTheLog) {
   manual_frontend m(guest(), 1, false, false);
-  m.connect();
-  ASSERT_TRUE(guest().wait_backend_state({4}));
-  begin_attack();
-  for (int i = 0; i < 5000; ++i) {
-    guest().xs().write(guest().frontend_path() + "/request-multicast-control",
-                       (i & 1) != 0 ? "1" : "0");
-  }
+  connect_and_begin(m);
+  toggle_multicast_control(5000);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const std::size_t lines = log_lines("multicast filtering");
   std::cerr << "[dynamic] 5000 toggles -> " << lines << " 'multicast filtering' log lines\n";
@@ -240,13 +248,8 @@ TEST_F(DynamicKeys, MulticastControlTogglingDoesNotFloodTheLog) {
 // daemon, the good guest's lines were suppressed for the next 5 s.
 TEST_F(DynamicKeys, OneGuestsLogFloodLeavesAnotherVifsLinesVisible) {
   manual_frontend m(guest(), 1, false, false);
-  m.connect();
-  ASSERT_TRUE(guest().wait_backend_state({4}));
-  begin_attack();
-  for (int i = 0; i < 2000; ++i) {
-    guest().xs().write(guest().frontend_path() + "/request-multicast-control",
-                       (i & 1) != 0 ? "1" : "0");
-  }
+  connect_and_begin(m);
+  toggle_multicast_control(2000);
   ASSERT_TRUE(wait_until([&] { return log_lines("vif2.0: multicast filtering") >= 10; },
                          std::chrono::seconds(5)))
       << "the toggles never used up vif2.0's bucket: the scenario tested nothing";

@@ -240,10 +240,10 @@ std::string world::sanitizer_report() const {
   return {};
 }
 
-nlohmann::json world::stats(domid d) {
+nlohmann::json world::ctl_json(const std::string& command, domid d) {
   const auto out =
       capture_command({bin("unetbackctl").string(), "--socket", (dir_.path() / "ctl.sock").string(),
-                       "stats", fmt::format("vif{}.0", d.value()), "--json"},
+                       command, fmt::format("vif{}.0", d.value()), "--json"},
                       logs() / "unetbackctl.log", 10s);
   if (!out) {
     return nullptr;
@@ -251,15 +251,12 @@ nlohmann::json world::stats(domid d) {
   return nlohmann::json::parse(*out, nullptr, /*allow_exceptions=*/false);
 }
 
+nlohmann::json world::stats(domid d) {
+  return ctl_json("stats", d);
+}
+
 nlohmann::json world::hash(domid d) {
-  const auto out =
-      capture_command({bin("unetbackctl").string(), "--socket", (dir_.path() / "ctl.sock").string(),
-                       "hash", fmt::format("vif{}.0", d.value()), "--json"},
-                      logs() / "unetbackctl.log", 10s);
-  if (!out) {
-    return nullptr;
-  }
-  return nlohmann::json::parse(*out, nullptr, /*allow_exceptions=*/false);
+  return ctl_json("hash", d);
 }
 
 std::uint64_t world::counter(domid d, const std::string& name) {

@@ -88,6 +88,8 @@ class world {
   bool wait_log(const std::string& needle, std::chrono::milliseconds timeout = state_timeout);
   /// Sanitizer reports (ASan/UBSan/LSan) in the daemon's log, empty if none.
   [[nodiscard]] std::string sanitizer_report() const;
+  /// `unetbackctl COMMAND vif<d>.0 --json`; null on failure.
+  [[nodiscard]] nlohmann::json ctl_json(const std::string& command, domid d);
   /// `unetbackctl stats vif<d>.0 --json`; null on failure.
   [[nodiscard]] nlohmann::json stats(domid d);
   /// `unetbackctl hash vif<d>.0 --json`; null on failure.

@@ -20,16 +20,26 @@
 
 namespace unetback::util {
 
+/// Why `st` (a file or directory) is not ours, or what group or others may do
+/// with it beyond `allowed` permission bits; "" when nothing.
+[[nodiscard]] inline std::string ownership_problem(const struct stat& st, mode_t allowed) {
+  if (st.st_uid != ::geteuid()) {
+    return fmt::format("owned by uid {}, not {}", st.st_uid, ::geteuid());
+  }
+  if ((st.st_mode & 077 & ~allowed) != 0) {
+    return fmt::format("mode {:04o}: group or others may {}", st.st_mode & 07777,
+                       allowed == 0 ? "use it" : "write it");
+  }
+  return {};
+}
+
 /// Why `st` is not a file only we could have written; "" when it is.
 [[nodiscard]] inline std::string private_file_problem(const struct stat& st) {
   if (!S_ISREG(st.st_mode)) {
     return "not a regular file";
   }
-  if (st.st_uid != ::geteuid()) {
-    return fmt::format("owned by uid {}, not {}", st.st_uid, ::geteuid());
-  }
-  if ((st.st_mode & 077) != 0) {
-    return fmt::format("mode {:04o}: group or others may use it", st.st_mode & 07777);
+  if (std::string problem = ownership_problem(st, 0); !problem.empty()) {
+    return problem;
   }
   if (st.st_nlink != 1) {
     return fmt::format("{} hard links", st.st_nlink);
@@ -42,13 +52,7 @@ namespace unetback::util {
   if (!S_ISDIR(st.st_mode)) {
     return "not a directory";
   }
-  if (st.st_uid != ::geteuid()) {
-    return fmt::format("owned by uid {}, not {}", st.st_uid, ::geteuid());
-  }
-  if ((st.st_mode & 022) != 0) {
-    return fmt::format("mode {:04o}: group or others may write it", st.st_mode & 07777);
-  }
-  return {};
+  return ownership_problem(st, 055);  // group and others may read and enter it
 }
 
 /// open(2) with O_NOFOLLOW and O_CLOEXEC (and mode 0600 for O_CREAT), then
