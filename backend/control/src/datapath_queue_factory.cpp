@@ -23,7 +23,6 @@ class datapath_vif_queues final : public vif_queues {
   datapath_vif_queues(platform::platform& platform, steering::rss_program* steering,
                       const std::string& state_dir, datapath::vif_datapath_config config)
       : name_(config.ctrl_ring ? config.ctrl_ring->thread_name : std::string()),
-        log_limits_(config.log_limits ? config.log_limits : std::make_shared<util::log_limits>()),
         resume_(!config.queues.empty() && config.queues.front().resume),
         datapath_(platform, with_state_files(std::move(config), state_dir)) {
     if (datapath_.has_ctrl_ring() && steering != nullptr) {
@@ -154,14 +153,13 @@ class datapath_vif_queues final : public vif_queues {
     try {
       steering_->apply(config);
     } catch (const std::system_error& e) {
-      UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: RX steering update failed: {}",
-                           name_, e.what());
+      UNETBACK_LOG_LIMITED(datapath_.log_limits(), spdlog::level::warn,
+                           "{}: RX steering update failed: {}", name_, e.what());
     }
   }
 
   std::string name_;  // "vif<D>.<N>-ctrl" (the control ring's thread), for log lines
-  std::shared_ptr<util::log_limits> log_limits_;  // the vif's
-  bool resume_;  // the rings were served before: take over the saved hash
+  bool resume_;       // the rings were served before: take over the saved hash
   datapath::vif_datapath datapath_;
   steering::rss_program* steering_program_ = nullptr;
   std::string hash_file_;  // empty: no state directory or no control ring

@@ -86,18 +86,22 @@ void queue::impl::map_and_bind() {
 // may hold responses where requests were: this connection is not resumed
 // (the vif closes; the frontend connects afresh).
 void queue::impl::replay_journals() {
-  if (const auto t = tx_responses.replay(tx->ring)) {
-    spdlog::info("{}: completed the previous daemon's unpublished TX sweep: {} responses at {}",
-                 config.name, t->slots, t->base);
-  }
-  if (const auto r = rx_responses.replay(rx->ring)) {
-    spdlog::info("{}: completed the previous daemon's unpublished RX sweep: {} responses at {}",
-                 config.name, r->slots, r->base);
-  }
+  const auto t = tx_responses.pending(tx->ring);
+  const auto r = rx_responses.pending(rx->ring);
   if (tx_responses.damaged() || rx_responses.damaged()) {
     throw std::runtime_error(config.name + ": the previous daemon's unpublished " +
                              (tx_responses.damaged() ? "TX" : "RX") +
                              " sweep in the state file is damaged (checksum): not resuming");
+  }
+  if (t) {
+    tx_responses.replay(tx->ring, *t);
+    spdlog::info("{}: completed the previous daemon's unpublished TX sweep: {} responses at {}",
+                 config.name, t->slots, t->base);
+  }
+  if (r) {
+    rx_responses.replay(rx->ring, *r);
+    spdlog::info("{}: completed the previous daemon's unpublished RX sweep: {} responses at {}",
+                 config.name, r->slots, r->base);
   }
 }
 

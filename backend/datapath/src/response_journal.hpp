@@ -94,13 +94,12 @@ class response_journal {
   }
 
   /// On resume, right after the ring was attached (req_cons = rsp_prod_pvt =
-  /// the shared rsp_prod): if the previous process journaled a sweep at this
-  /// rsp_prod and did not publish it, write and publish its responses and
-  /// consume its requests, which were already acted on. Returns what was
-  /// replayed, nothing when the journal was published, does not fit the
-  /// ring (more slots than the frontend has requests outstanding), or is
-  /// damaged (its checksum does not match: damaged() is then true).
-  std::optional<journal_replay> replay(ring& r) {
+  /// the shared rsp_prod): the sweep the previous process journaled at this
+  /// rsp_prod and did not publish, if any. Nothing when the journal was
+  /// published, does not fit the ring (more slots than the frontend has
+  /// requests outstanding), or is damaged (its checksum does not match:
+  /// damaged() is then true). Reads only; replay() applies it.
+  std::optional<journal_replay> pending(const ring& r) {
     const std::uint64_t v = area_.base_and_count.load(std::memory_order_relaxed);
     const journal_replay j{static_cast<std::uint32_t>(v >> 32), static_cast<std::uint32_t>(v)};
     const auto outstanding = r.unconsumed_requests();
@@ -112,12 +111,17 @@ class response_journal {
       damaged_ = true;
       return std::nullopt;
     }
+    return j;
+  }
+
+  /// Writes and publishes the responses of `j` (from pending()) and consumes
+  /// its requests, which were already acted on.
+  void replay(ring& r, const journal_replay& j) {
     r.consume(j.slots);
     for (std::uint32_t i = 0; i < j.slots; ++i) {
       r.write_response(area_.slots[i]);
     }
     (void)r.push_responses_and_check_notify();  // resume kicks every port anyway
-    return j;
   }
 
  private:

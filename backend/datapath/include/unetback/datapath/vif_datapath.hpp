@@ -97,6 +97,8 @@ class vif_datapath {
   [[nodiscard]] bool has_ctrl_ring() const { return ctrl_ != nullptr; }
   /// Queue 0's TAP fd: the TAP's steering program attaches through it.
   [[nodiscard]] int first_tap_fd() const { return first_tap_fd_; }
+  /// The vif's log limits (the config's, or the data path's own).
+  [[nodiscard]] util::log_limits& log_limits() const { return shared_->log_limits(); }
 
  private:
   std::shared_ptr<vif_shared_state> shared_;
