@@ -1,7 +1,8 @@
-// netfront-sim: a userspace Xen netfront (the guest side of the simulation).
-// It owns guest domain D's memory (sim platform), connects to sim-xenstored as
-// domain D, runs the frontend handshake for vif D.N and bridges the rings to
-// a multi-queue TAP inside the guest's network namespace.
+// netfront-sim: a userspace Xen netfront. On the sim platform it owns guest
+// domain D's memory and connects to sim-xenstored as domain D; with
+// --platform xen it runs inside a real domU (its gntalloc, evtchn and xenbus
+// devices). Either way it runs the frontend handshake for vif D.N and bridges
+// the rings to a multi-queue TAP (in the guest's network namespace).
 //
 // Exit status: 0 stopped by SIGINT/SIGTERM after a clean close; 1 bad command
 // line; 2 setup failure (domain, XenStore, frontend dir, TAP); 3 handshake
@@ -26,6 +27,8 @@
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
 #include "unetback/sim/netfront/guest_tap.hpp"
+#include "unetback/sim/netfront/sim_frontend_memory.hpp"
+#include "unetback/sim/netfront/xen_frontend_memory.hpp"
 #include "unetback/util/guarded_main.hpp"
 #include "unetback/xs/watcher.hpp"
 
@@ -43,6 +46,7 @@ enum exit_code : int {
 };
 
 struct cli_options {
+  std::string platform = "sim";
   unsigned domid = 0;
   std::string xenstore_dir;
   std::string sim_dir = "/run/unetback-sim";
@@ -64,11 +68,14 @@ struct cli_options {
 };
 
 void add_options(CLI::App& app, cli_options& o) {
-  app.add_option("--domid", o.domid, "guest domain id")
-      ->required()
+  app.add_option("--platform", o.platform,
+                 "sim (a simulated domain) | xen (inside a real domU: needs the guest's "
+                 "xen-gntalloc and xen-evtchn modules)")
+      ->check(CLI::IsMember({"sim", "xen"}))
+      ->capture_default_str();
+  app.add_option("--domid", o.domid, "guest domain id (sim; xen reads its own)")
       ->check(CLI::Range(1, int{unetback::domid_max}));
-  app.add_option("--xenstore-dir", o.xenstore_dir, "sim-xenstored dir (socket.d<D>)")
-      ->required()
+  app.add_option("--xenstore-dir", o.xenstore_dir, "sim-xenstored dir (socket.d<D>; sim only)")
       ->check(CLI::ExistingDirectory);
   app.add_option("--sim-dir", o.sim_dir, "simulated hypervisor dir")->capture_default_str();
   app.add_option("--devid", o.devid, "vif device id")->check(CLI::Range(0, 0xffff));
@@ -82,7 +89,9 @@ void add_options(CLI::App& app, cli_options& o) {
                  "Toeplitz mapping to send, entry i -> queue (comma list; needs --ctrl-ring)")
       ->delimiter(',')
       ->needs("--ctrl-ring");
-  app.add_option("--netns", o.netns, "guest network namespace (/run/netns/NAME)")->required();
+  app.add_option("--netns", o.netns,
+                 "guest network namespace (/run/netns/NAME; sim: required, xen: default the "
+                 "current one)");
   app.add_option("--ifname", o.ifname, "guest interface name")->capture_default_str();
   app.add_flag("--reconnect", o.reconnect, "re-initialise after the backend closes");
   app.add_option("--handshake-timeout", o.handshake_timeout, "seconds to reach Connected")
@@ -100,12 +109,35 @@ void add_options(CLI::App& app, cli_options& o) {
       "violation. Per-queue counters are printed to stdout as JSON on exit.");
 }
 
+/// Options that only the sim platform requires (checked after parsing).
+std::optional<std::string> missing_sim_option(const cli_options& o) {
+  if (o.platform != "sim") {
+    return std::nullopt;
+  }
+  if (o.domid == 0) {
+    return "--domid is required with --platform sim";
+  }
+  if (o.xenstore_dir.empty()) {
+    return "--xenstore-dir is required with --platform sim";
+  }
+  if (o.netns.empty()) {
+    return "--netns is required with --platform sim";
+  }
+  return std::nullopt;
+}
+
+/// Pages shared at once: both rings and every slot buffer of each queue,
+/// plus the control ring and its key and mapping pages.
+std::uint32_t page_budget(const cli_options& o) {
+  const std::uint32_t per_queue = 2 + sim::frontend_queue::tx_ids + sim::frontend_queue::rx_ids;
+  return o.queues * per_queue + 16;
+}
+
 sim::domain_config domain_config_for(const cli_options& o) {
   sim::domain_config c;
   c.sim_dir = o.sim_dir;
   c.id = domid{static_cast<std::uint16_t>(o.domid)};
-  const std::uint32_t per_queue = 2 + sim::frontend_queue::tx_ids + sim::frontend_queue::rx_ids;
-  c.page_count = o.queues * per_queue + 16;
+  c.page_count = page_budget(o);
   c.grant_count = c.page_count + sim::first_free_grant_ref + 16;
   c.port_count = 2 * o.queues + 16;
   c.map_record_count = 4 * o.queues + 16;
@@ -163,8 +195,7 @@ nlohmann::json counters_json(sim::frontend_device& dev, int code) {
 }
 
 /// Runs the device until a signal, a close or a failure; returns the exit code.
-int run(sim::frontend_device& dev, sim::guest_domain& dom, const cli_options& o) {
-  (void)dom;
+int run(sim::frontend_device& dev, const cli_options& o) {
   boost::asio::io_context io;
   int code = ok;
   const auto finish = [&](int c) {
@@ -231,8 +262,31 @@ int run(sim::frontend_device& dev, sim::guest_domain& dom, const cli_options& o)
 
 namespace {
 
+/// The guest this process plays: its memory, its XenStore connection and id.
+struct guest {
+  std::unique_ptr<sim::guest_domain> domain;  // sim only
+  std::unique_ptr<sim::frontend_memory> memory;
+  std::optional<xs::client> xs;
+  domid self;
+};
+
+guest open_guest(const cli_options& o) {
+  guest g;
+  if (o.platform == "xen") {
+    g.xs.emplace();
+    g.self = g.xs->own_domid();
+    g.memory = std::make_unique<sim::xen_frontend_memory>(g.self, page_budget(o));
+    return g;
+  }
+  g.self = domid{static_cast<std::uint16_t>(o.domid)};
+  g.domain = std::make_unique<sim::guest_domain>(domain_config_for(o));
+  g.memory = std::make_unique<sim::sim_frontend_memory>(*g.domain);
+  g.xs.emplace(xs::client::open(o.xenstore_dir + "/socket.d" + std::to_string(o.domid)));
+  return g;
+}
+
 int run_program(int argc, char** argv) {
-  CLI::App app{"netfront-sim: userspace Xen netfront for the unetback simulation"};
+  CLI::App app{"netfront-sim: userspace Xen netfront (sim platform or a real domU)"};
   cli_options o;
   add_options(app, o);
   try {
@@ -241,28 +295,30 @@ int run_program(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : usage;
   }
+  if (const auto missing = missing_sim_option(o)) {
+    std::cerr << *missing << "\n";
+    return usage;
+  }
   const auto level = spdlog::level::from_str(o.log_level);
   spdlog::set_default_logger(spdlog::stderr_color_mt("netfront-sim"));
   spdlog::set_level(level);
-  std::unique_ptr<sim::guest_domain> dom;
-  std::optional<xs::client> xs;
+  guest g;
   std::unique_ptr<sim::frontend_device> dev;
   try {
-    dom = std::make_unique<sim::guest_domain>(domain_config_for(o));
-    xs.emplace(xs::client::open(o.xenstore_dir + "/socket.d" + std::to_string(o.domid)));
+    g = open_guest(o);
     sim::device_options d;
-    d.self = domid{static_cast<std::uint16_t>(o.domid)};
+    d.self = g.self;
     d.devid = o.devid;
     d.request = {o.queues, o.split, !o.no_sg, !o.no_gso, true, o.ctrl_ring};
     d.reconnect = o.reconnect;
     d.hash_mapping = o.hash_mapping;
-    dev = std::make_unique<sim::frontend_device>(*dom, *xs, d, make_tap_opener(o));
+    dev = std::make_unique<sim::frontend_device>(*g.memory, *g.xs, d, make_tap_opener(o));
     dev->write_state(sim::xenbus_state::initialising);
   } catch (const std::exception& e) {
     spdlog::error("setup failed: {}", e.what());
     return setup_failed;
   }
-  int code = run(*dev, *dom, o);
+  int code = run(*dev, o);
   dev->close();
   if (code == ok && dev->faulted()) {
     code = backend_fault;

@@ -24,20 +24,16 @@ constexpr std::uint32_t default_mapping_size = 128;
 
 }  // namespace
 
-ctrl_channel::ctrl_channel(guest_domain& domain, domid backend)
-    : domain_(domain), backend_(backend), ev_(domain.open_event_channel()) {
-  page_ = domain_.alloc_page();
-  ring_ =
-      rings::ctrl_front_ring::init(rings::ring_page(domain_.page(page_).data(), rings::page_size));
-  ref_ = domain_.grant_access(page_, backend, grant_mode::read_write);
+ctrl_channel::ctrl_channel(frontend_memory& memory, domid backend)
+    : memory_(memory), backend_(backend), ev_(memory.open_events()) {
+  page_ = memory_.share_page(backend, grant_mode::read_write);
+  ring_ = rings::ctrl_front_ring::init(memory_.memory(page_));
   port_ = ev_->alloc_unbound(backend);
 }
 
 ctrl_channel::~ctrl_channel() {
   ev_.reset();
-  if (!domain_.end_access(ref_)) {
-    domain_.free_page(page_);
-  }
+  (void)memory_.release(page_);  // EBUSY: left shared, as Linux defers it
 }
 
 std::optional<rings::ctrl_response> ctrl_channel::call(std::uint16_t type, std::uint32_t d0,
@@ -76,33 +72,28 @@ std::optional<rings::ctrl_response> ctrl_channel::call(std::uint16_t type, std::
 
 bool ctrl_channel::configure_toeplitz(std::uint32_t queues,
                                       std::span<const std::uint32_t> mapping) {
-  const std::uint32_t key_page = domain_.alloc_page();
-  std::memcpy(domain_.page(key_page).data(), rss_key.data(), rss_key.size());
-  const grant_ref key_ref = domain_.grant_access(key_page, backend_, grant_mode::read_only);
-  const std::uint32_t map_page = domain_.alloc_page();
+  const shared_page key_page = memory_.share_page(backend_, grant_mode::read_only);
+  std::memcpy(memory_.memory(key_page).data(), rss_key.data(), rss_key.size());
+  const shared_page map_page = memory_.share_page(backend_, grant_mode::read_only);
   const auto entries = static_cast<std::uint32_t>(
       mapping.empty() ? default_mapping_size
                       : std::min<std::size_t>(mapping.size(), rings::page_size / 4));
   for (std::uint32_t i = 0; i < entries; ++i) {
     const std::uint32_t q = !mapping.empty() ? mapping[i] : (queues == 0 ? 0 : i % queues);
-    std::memcpy(domain_.page(map_page).data() + i * sizeof q, &q, sizeof q);
+    std::memcpy(memory_.memory(map_page).data() + i * sizeof q, &q, sizeof q);
   }
-  const grant_ref map_ref = domain_.grant_access(map_page, backend_, grant_mode::read_only);
   const auto ok = [](const std::optional<rings::ctrl_response>& r) {
     return r && r->status == rings::ctrl_status::success;
   };
   const bool done =
       ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_ALGORITHM, XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ)) &&
       ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_FLAGS, rings::supported_hash_types)) &&
-      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, key_ref.value(),
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_KEY, key_page.ref.value(),
               static_cast<std::uint32_t>(rss_key.size()))) &&
       ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING_SIZE, entries)) &&
-      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_ref.value(), entries, 0));
-  for (const auto& [ref, page] : {std::pair{key_ref, key_page}, std::pair{map_ref, map_page}}) {
-    if (!domain_.end_access(ref)) {
-      domain_.free_page(page);
-    }
-  }
+      ok(call(XEN_NETIF_CTRL_TYPE_SET_HASH_MAPPING, map_page.ref.value(), entries, 0));
+  (void)memory_.release(key_page);
+  (void)memory_.release(map_page);
   spdlog::info("control ring: Toeplitz configuration {}", done ? "accepted" : "REFUSED");
   return done;
 }

@@ -36,9 +36,9 @@ void add_counters(queue_counters& into, const queue_counters& from) {
 
 }  // namespace
 
-frontend_device::frontend_device(guest_domain& domain, xs::client& xs, device_options options,
+frontend_device::frontend_device(frontend_memory& memory, xs::client& xs, device_options options,
                                  tap_opener taps)
-    : domain_(domain), xs_(xs), options_(std::move(options)), open_taps_(std::move(taps)) {
+    : memory_(memory), xs_(xs), options_(std::move(options)), open_taps_(std::move(taps)) {
   fe_path_ = fmt::format("{}/device/vif/{}", xs_.get_domain_path(options_.self), options_.devid);
   const auto backend = xs_.read(fe_path_ + "/backend");
   const auto backend_id = xs_.read(fe_path_ + "/backend-id");
@@ -120,10 +120,10 @@ frontend_device::outcome frontend_device::start_handshake() {
   setup.request = options_.request;
   for (std::uint32_t i = 0; i < q; ++i) {
     setup.index = queue_index{i};
-    queues_.push_back(std::make_unique<frontend_queue>(domain_, setup));
+    queues_.push_back(std::make_unique<frontend_queue>(memory_, setup));
   }
   if (options_.request.ctrl_ring && be_features_.ctrl_ring) {
-    ctrl_ = std::make_unique<ctrl_channel>(domain_, be_id_);
+    ctrl_ = std::make_unique<ctrl_channel>(memory_, be_id_);
   }
   write_keys(be_features_);
   for (auto& queue : queues_) {

@@ -19,32 +19,24 @@ namespace {
 constexpr int tx_batch = 64;                        // frames read from the TAP per sweep
 constexpr std::size_t frame_buf_size = 12 + 65536;  // vnet header + largest frame
 
-rings::ring_page ring_page_of(guest_domain& d, std::uint32_t page) {
-  return rings::ring_page(d.page(page).data(), rings::page_size);
-}
-
 }  // namespace
 
-frontend_queue::frontend_queue(guest_domain& domain, const queue_setup& setup)
-    : domain_(domain), setup_(setup), ev_(domain.open_event_channel()), frame_buf_(frame_buf_size) {
+frontend_queue::frontend_queue(frontend_memory& memory, const queue_setup& setup)
+    : memory_(memory), setup_(setup), ev_(memory.open_events()), frame_buf_(frame_buf_size) {
   const domid be = setup_.backend_id;
-  tx_ring_page_ = domain_.alloc_page();
-  rx_ring_page_ = domain_.alloc_page();
-  tx_ = rings::tx_front_ring::init(ring_page_of(domain_, tx_ring_page_));
-  rx_ = rings::rx_front_ring::init(ring_page_of(domain_, rx_ring_page_));
-  tx_ring_ref_ = domain_.grant_access(tx_ring_page_, be, grant_mode::read_write);
-  rx_ring_ref_ = domain_.grant_access(rx_ring_page_, be, grant_mode::read_write);
+  tx_ring_page_ = memory_.share_page(be, grant_mode::read_write);
+  rx_ring_page_ = memory_.share_page(be, grant_mode::read_write);
+  tx_ = rings::tx_front_ring::init(memory_.memory(tx_ring_page_));
+  rx_ = rings::rx_front_ring::init(memory_.memory(rx_ring_page_));
   tx_port_ = ev_->alloc_unbound(be);
   rx_port_ = setup_.split_event_channels ? ev_->alloc_unbound(be) : tx_port_;
   for (std::uint32_t id = 0; id < tx_ids; ++id) {
-    tx_pages_.push_back(domain_.alloc_page());
-    tx_refs_.push_back(domain_.claim_ref());
+    tx_slots_.push_back(memory_.claim_slot(be, grant_mode::read_only));
     tx_free_ids_.push_back(static_cast<std::uint16_t>(tx_ids - 1 - id));
   }
   tx_in_flight_.assign(tx_ids, false);
   for (std::uint32_t id = 0; id < rx_ids; ++id) {
-    rx_pages_.push_back(domain_.alloc_page());
-    rx_refs_.push_back(domain_.claim_ref());
+    rx_slots_.push_back(memory_.claim_slot(be, grant_mode::read_write));
   }
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
@@ -52,44 +44,37 @@ frontend_queue::frontend_queue(guest_domain& domain, const queue_setup& setup)
 frontend_queue::~frontend_queue() {
   stop();
   // Like xennet_disconnect_backend: end every grant; one the backend still
-  // maps is counted and left claimed (Linux defers it).
-  const auto end = [this](grant_ref ref, bool claimed_only) {
-    const auto ec = claimed_only ? domain_.end_access_ref(ref) : domain_.end_access(ref);
-    if (ec) {
+  // maps is counted and left allocated (Linux defers it).
+  const auto release = [this](const shared_page& p) {
+    if (memory_.release(p)) {
       counters_.grants_busy.fetch_add(1, std::memory_order_relaxed);
-    } else if (claimed_only) {
-      domain_.release_ref(ref);
     }
   };
-  end(tx_ring_ref_, false);
-  end(rx_ring_ref_, false);
-  for (std::uint32_t id = 0; id < tx_ids; ++id) {
-    end(tx_refs_[id], true);
-    domain_.free_page(tx_pages_[id]);
+  release(tx_ring_page_);
+  release(rx_ring_page_);
+  for (const shared_page& p : tx_slots_) {
+    release(p);
   }
-  for (std::uint32_t id = 0; id < rx_ids; ++id) {
-    end(rx_refs_[id], true);
-    domain_.free_page(rx_pages_[id]);
+  for (const shared_page& p : rx_slots_) {
+    release(p);
   }
-  domain_.free_page(tx_ring_page_);
-  domain_.free_page(rx_ring_page_);
   ev_.reset();  // closes the ports
   ::close(stop_fd_);
 }
 
 queue_keys frontend_queue::keys() const {
-  return queue_keys{tx_ring_ref_, rx_ring_ref_, tx_port_, rx_port_, setup_.split_event_channels};
+  return queue_keys{tx_ring_page_.ref, rx_ring_page_.ref, tx_port_, rx_port_,
+                    setup_.split_event_channels};
 }
 
 void frontend_queue::fill_rx_ring() {
   while (rx_.free_requests() > 0) {
     const std::uint32_t idx = rx_.req_prod_pvt();
     const auto id = static_cast<std::uint16_t>(idx & (rx_ids - 1));
-    domain_.grant_access_ref(rx_refs_[id], rx_pages_[id], setup_.backend_id,
-                             grant_mode::read_write);
+    memory_.grant_slot(rx_slots_[id]);
     rings::rx_request req{};
     req.id = id;
-    req.gref = rx_refs_[id].value();
+    req.gref = rx_slots_[id].ref.value();
     (void)rx_.write_request(req);
   }
   if (rx_.push_requests_and_check_notify()) {
@@ -220,10 +205,10 @@ bool frontend_queue::transmit(std::span<std::byte> frame, const rings::vnet_head
     const std::uint16_t id = tx_free_ids_.back();
     tx_free_ids_.pop_back();
     tx_in_flight_[id] = true;
-    std::memcpy(domain_.page(tx_pages_[id]).data(), frame.data() + i * rings::page_size,
+    std::memcpy(memory_.memory(tx_slots_[id]).data(), frame.data() + i * rings::page_size,
                 plan.value().data_len[i]);
-    domain_.grant_access_ref(tx_refs_[id], tx_pages_[id], setup_.backend_id, grant_mode::read_only);
-    grefs[i] = tx_refs_[id];
+    memory_.grant_slot(tx_slots_[id]);
+    grefs[i] = tx_slots_[id].ref;
     ids[i] = id;
   }
   const tx_slots slots = build_tx_slots(plan.value(), grefs, ids);
@@ -255,7 +240,7 @@ void frontend_queue::process_tx_responses() {
       counters_.tx_error_responses.fetch_add(1, std::memory_order_relaxed);
     }
     tx_in_flight_[rsp.id] = false;
-    if (domain_.end_access_ref(tx_refs_[rsp.id])) {
+    if (memory_.end_slot(tx_slots_[rsp.id])) {
       counters_.grants_busy.fetch_add(1, std::memory_order_relaxed);
       continue;  // still mapped by the backend: this slot id is retired
     }
@@ -296,7 +281,7 @@ void frontend_queue::process_rx_responses(platform::frame_port& tap) {
 void frontend_queue::release_rx_slots() {
   for (const std::uint32_t idx : rx_consumed_) {
     const std::uint32_t id = idx & (rx_ids - 1);
-    if (domain_.end_access_ref(rx_refs_[id])) {
+    if (memory_.end_slot(rx_slots_[id])) {
       counters_.grants_busy.fetch_add(1, std::memory_order_relaxed);
     }
   }
@@ -310,7 +295,7 @@ void frontend_queue::deliver(platform::frame_port& tap) {
   std::size_t at = 0;
   for (std::uint32_t i = 0; i < pkt.fragments; ++i) {
     const rx_fragment& f = pkt.frag[i];
-    const auto page = domain_.page(rx_pages_[f.ring_index & (rx_ids - 1)]);
+    const auto page = memory_.memory(rx_slots_[f.ring_index & (rx_ids - 1)]);
     std::memcpy(frame.data() + at, page.data() + f.offset, f.len);
     at += f.len;
   }

@@ -1,7 +1,10 @@
 #include "unetback/sim/netfront/hostile_frontend.hpp"
 
+#include "unetback/sim/netfront/sim_frontend_memory.hpp"
+
 #include <atomic>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 namespace unetback::sim {
@@ -29,8 +32,16 @@ void hostile_frontend::stop_queue(std::uint32_t q) {
   queue(q).stop();
 }
 
-std::byte* hostile_frontend::ring_page(std::uint32_t page) {
-  return dev_.domain().page(page).data();
+std::byte* hostile_frontend::ring_page(const shared_page& page) {
+  return dev_.memory().memory(page).data();
+}
+
+guest_domain& hostile_frontend::sim_domain() {
+  auto* sim = dynamic_cast<sim_frontend_memory*>(&dev_.memory());
+  if (sim == nullptr) {
+    throw std::logic_error("this hostile hook writes the grant table directly: sim platform only");
+  }
+  return sim->domain();
 }
 
 void hostile_frontend::write_tx_slot(std::uint32_t q, std::uint32_t ring_index,
@@ -68,23 +79,23 @@ void hostile_frontend::write_tx_rsp_event(std::uint32_t q, std::uint32_t value) 
 }
 
 grant_ref hostile_frontend::grant(std::uint32_t page, domid grantee, grant_mode mode) {
-  return dev_.domain().grant_access(page, grantee, mode);
+  return sim_domain().grant_access(page, grantee, mode);
 }
 
 void hostile_frontend::revoke(grant_ref ref) {
-  shared(dev_.domain().raw_grant(ref.value()).flags_domid).store(0);
+  shared(sim_domain().raw_grant(ref.value()).flags_domid).store(0);
 }
 
 void hostile_frontend::write_grant_entry(grant_ref ref, std::uint16_t flags, domid grantee,
                                          std::uint32_t frame) {
-  grant_entry& e = dev_.domain().raw_grant(ref.value());
+  grant_entry& e = sim_domain().raw_grant(ref.value());
   shared(e.frame).store(frame);
   shared(e.flags_domid).store(grant_word(flags, grantee.value()));
 }
 
 void hostile_frontend::kick_storm(std::uint32_t q, std::uint32_t count) {
   frontend_queue& fq = queue(q);
-  port_entry& e = dev_.domain().raw_port(fq.tx_port().value());
+  port_entry& e = sim_domain().raw_port(fq.tx_port().value());
   for (std::uint32_t i = 0; i < count; ++i) {
     shared(e.pending_to_backend).store(0);
     shared(e.masked_backend).store(0);

@@ -72,7 +72,7 @@ TEST_F(RingIndices, RxProducerFarAheadDisablesVif) {
 // ring whose req_prod is already more than a ring ahead of rsp_prod.
 TEST_F(RingIndices, OverfullRingAtConnectIsRefused) {
   manual_frontend m(guest(), 1, false, false);
-  std::byte* tx_page = guest().domain().page(m.queue(0).tx_ring_page()).data();
+  std::byte* tx_page = guest().domain().page(m.queue(0).tx_ring_page().page).data();
   std::atomic_ref<std::uint32_t>(
       *reinterpret_cast<std::uint32_t*>(tx_page + offsetof(rings::sring_header, req_prod)))
       .store(300, std::memory_order_release);

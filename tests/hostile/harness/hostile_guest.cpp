@@ -58,6 +58,7 @@ hostile_guest::hostile_guest(world& w, const hostile_options& options)
     throw std::runtime_error("sim-xenstored did not create " + socket.string());
   }
   domain_ = std::make_unique<sim::guest_domain>(domain_config_for(w, options));
+  memory_ = std::make_unique<sim::sim_frontend_memory>(*domain_);
   for (int attempt = 0; !xs_; ++attempt) {  // socket file exists a moment before listen()
     try {
       xs_ = std::make_unique<xs::client>(xs::client::open(socket.string()));
@@ -105,7 +106,7 @@ void hostile_guest::connect() {
     }
     return ports;
   };
-  device_ = std::make_unique<sim::frontend_device>(*domain_, *xs_, d, opener);
+  device_ = std::make_unique<sim::frontend_device>(*memory_, *xs_, d, opener);
   hostile_ = std::make_unique<sim::hostile_frontend>(*device_);
   device_->write_state(sim::xenbus_state::initialising);
   if (!wait_until(
@@ -228,11 +229,12 @@ void tx_driver::send_valid(std::uint16_t size) {
 
 void tx_driver::publish_req_prod(std::uint32_t value) {
   store_release(
-      g_.domain().page(q_.tx_ring_page()).data() + offsetof(rings::sring_header, req_prod), value);
+      g_.domain().page(q_.tx_ring_page().page).data() + offsetof(rings::sring_header, req_prod),
+      value);
 }
 
 rings::tx_request* tx_driver::shared_slot(std::uint32_t idx) {
-  std::byte* page = g_.domain().page(q_.tx_ring_page()).data();
+  std::byte* page = g_.domain().page(q_.tx_ring_page().page).data();
   constexpr std::size_t entry = rings::ring_entry_size<rings::tx_request, rings::tx_response>;
   return reinterpret_cast<rings::tx_request*>(page + sizeof(rings::sring_header) +
                                               (idx & (rings::tx_front_ring::size - 1)) * entry);
@@ -308,7 +310,8 @@ std::uint32_t rx_driver::unconsumed() {
 
 void rx_driver::publish_req_prod(std::uint32_t value) {
   store_release(
-      g_.domain().page(q_.rx_ring_page()).data() + offsetof(rings::sring_header, req_prod), value);
+      g_.domain().page(q_.rx_ring_page().page).data() + offsetof(rings::sring_header, req_prod),
+      value);
   kick();
 }
 
@@ -418,7 +421,7 @@ manual_frontend::manual_frontend(hostile_guest& g, std::uint32_t queues, bool sp
   setup.request = req_;
   for (std::uint32_t i = 0; i < queues; ++i) {
     setup.index = queue_index{i};
-    queues_.push_back(std::make_unique<sim::frontend_queue>(g.domain(), setup));
+    queues_.push_back(std::make_unique<sim::frontend_queue>(g.memory(), setup));
   }
   if (ctrl_ring) {
     ctrl_ = std::make_unique<raw_ctrl_ring>(g.domain());

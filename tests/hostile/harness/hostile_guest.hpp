@@ -26,6 +26,7 @@
 #include "unetback/sim/guest_event_channel.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
 #include "unetback/sim/netfront/hostile_frontend.hpp"
+#include "unetback/sim/netfront/sim_frontend_memory.hpp"
 #include "unetback/xs/client.hpp"
 #include "world.hpp"
 
@@ -52,6 +53,7 @@ class hostile_guest {
   hostile_guest& operator=(const hostile_guest&) = delete;
 
   [[nodiscard]] sim::guest_domain& domain() { return *domain_; }
+  [[nodiscard]] sim::sim_frontend_memory& memory() { return *memory_; }
   [[nodiscard]] xs::client& xs() { return *xs_; }
   [[nodiscard]] std::string frontend_path() const;
   [[nodiscard]] const hostile_options& options() const { return options_; }
@@ -87,6 +89,7 @@ class hostile_guest {
   world& world_;
   hostile_options options_;
   std::unique_ptr<sim::guest_domain> domain_;
+  std::unique_ptr<sim::sim_frontend_memory> memory_;
   std::unique_ptr<xs::client> xs_;
   std::unique_ptr<sim::frontend_device> device_;
   std::unique_ptr<sim::hostile_frontend> hostile_;

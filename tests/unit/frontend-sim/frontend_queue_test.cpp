@@ -15,6 +15,7 @@
 
 #include "unetback/rings/netif.hpp"
 #include "unetback/sim/netfront/frontend_queue.hpp"
+#include "unetback/sim/netfront/sim_frontend_memory.hpp"
 #include "unetback/sim/sim_platform.hpp"
 #include "unetback/test_support/socket_frame_port.hpp"
 #include "unetback/test_support/temp_dir.hpp"
@@ -44,7 +45,8 @@ class FrontendQueue : public ::testing::Test {
     s.index = queue_index{0};
     s.backend_id = backend;
     s.backend.rx_copy = s.backend.sg = s.backend.gso_tcpv4 = s.backend.gso_tcpv6 = true;
-    q_ = std::make_unique<frontend_queue>(*dom_, s);
+    memory_ = std::make_unique<sim_frontend_memory>(*dom_);
+    q_ = std::make_unique<frontend_queue>(*memory_, s);
     std::array<int, 2> sv{};
     EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv.data()), 0);
     tap_ = std::make_unique<test_support::socket_frame_port>(sv[0], hdr);
@@ -91,6 +93,7 @@ class FrontendQueue : public ::testing::Test {
 
   test_support::temp_dir dir_{"unbfq-"};
   std::unique_ptr<guest_domain> dom_;
+  std::unique_ptr<sim_frontend_memory> memory_;
   std::unique_ptr<frontend_queue> q_;
   std::unique_ptr<test_support::socket_frame_port> tap_;
   int stack_ = -1;

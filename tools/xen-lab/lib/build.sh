@@ -6,7 +6,8 @@
 #   $LAB/boot/xen.elf          decompressed Xen 4.17 (QEMU's multiboot loader wants the ELF)
 #   $LAB/boot/vmlinuz          Debian kernel, used for dom0 and the guests
 #   $LAB/dom0-base.cpio        uncompressed newc cpio of the dom0 tree (the initramfs base)
-#   $LAB/domU-initrd.cpio.gz   guest initramfs: busybox, iperf3, sockperf, xen-netfront
+#   $LAB/domU-initrd.cpio.gz   guest initramfs: busybox, iperf3, sockperf, xen-netfront,
+#                              the modules netfront-sim needs (gntalloc, evtchn, tun)
 #
 # usage: build.sh [--clean | --rebuild-rootfs]
 set -euo pipefail
@@ -112,8 +113,8 @@ build_dom0_cpio() {
 }
 
 build_domu_initrd() {
-  local key; key=$(key_of "$(cat "$ROOT/.lab-rootfs")" "$(kver)" "$DOMU_PROGS" \
-    "$(file_key "$HERE/domU/init" /bin/busybox)" domu-v1)
+  local key; key=$(key_of "$(cat "$ROOT/.lab-rootfs")" "$(kver)" "$DOMU_PROGS" "$DOMU_MODULES" \
+    "$(file_key "$HERE/domU/init" /bin/busybox)" domu-v2)
   stamp_ok "$LAB/domU-initrd.key" "$key" && [ -f "$LAB/domU-initrd.cpio.gz" ] && return 0
   local T="$LAB/domU-root" p
   rm -rf "$T"; mkdir -p "$T"/{bin,sbin,proc,sys,dev,tmp,lib/modules,lib64,usr/bin,etc}

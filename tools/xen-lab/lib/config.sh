@@ -20,7 +20,8 @@ KERNEL_META_PKG="linux-image-amd64"
 DOM0_PKGS="xen-utils-4.17 xenstore-utils iproute2 iperf3 sockperf bridge-utils kmod busybox procps linux-perf
   libspdlog1.10 libfmt9 libcap-ng0 libsystemd0 libtomlplusplus3 libstdc++6"
 DOM0_MODULES="xenfs xen-netback xen-netfront xen-gntdev xen-gntalloc xen-evtchn xen-privcmd bridge tun veth"
-DOMU_MODULES="xen-netfront"
+# xen-gntalloc, xen-evtchn and tun: netfront-sim --platform xen inside the guest (lab.netfront=sim)
+DOMU_MODULES="xen-netfront xen-gntalloc xen-evtchn tun"
 # programs copied (with their libraries) from the dom0 root into the guest initrd
 DOMU_PROGS="/usr/bin/iperf3 /usr/bin/sockperf"
 

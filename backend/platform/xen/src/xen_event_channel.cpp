@@ -46,6 +46,16 @@ class xen_event_channel final : public event_channel {
     return evtchn_port{static_cast<std::uint32_t>(p)};
   }
 
+  evtchn_port alloc_unbound(domid remote, std::error_code& ec) override {
+    ec.clear();
+    const xenevtchn_port_or_error_t p = xenevtchn_bind_unbound_port(h_, remote.value());
+    if (p < 0) {
+      ec = {errno, std::generic_category()};
+      return evtchn_port{};
+    }
+    return evtchn_port{static_cast<std::uint32_t>(p)};
+  }
+
   void unbind(evtchn_port local) override {
     if (xenevtchn_unbind(h_, local.value()) != 0) {
       UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "xenevtchn_unbind({}): {}", local.value(),

@@ -21,6 +21,14 @@ class event_channel {
   /// Fails (ec set) if the port was not offered to us or is already bound.
   virtual evtchn_port bind_interdomain(domid remote, evtchn_port remote_port,
                                        std::error_code& ec) = 0;
+  /// Allocates a port that only `remote` may bind, bound to this handle
+  /// (xenevtchn_bind_unbound_port): the frontend's side of a channel. The
+  /// backend never offers ports, so a platform may leave it unsupported.
+  virtual evtchn_port alloc_unbound(domid remote, std::error_code& ec) {
+    (void)remote;
+    ec = std::make_error_code(std::errc::operation_not_supported);
+    return evtchn_port{};
+  }
   /// Closes our end; the remote port becomes unbound and can be bound again.
   virtual void unbind(evtchn_port local) = 0;
   /// Kicks the remote end of `local`.

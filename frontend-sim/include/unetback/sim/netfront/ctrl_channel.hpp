@@ -11,20 +11,19 @@
 #include <span>
 
 #include "unetback/rings/netif.hpp"
-#include "unetback/sim/guest_domain.hpp"
-#include "unetback/sim/guest_event_channel.hpp"
 #include "unetback/sim/netfront/frontend_keys.hpp"
+#include "unetback/sim/netfront/frontend_memory.hpp"
 
 namespace unetback::sim {
 
 class ctrl_channel {
  public:
-  ctrl_channel(guest_domain& domain, domid backend);
+  ctrl_channel(frontend_memory& memory, domid backend);
   ~ctrl_channel();
   ctrl_channel(const ctrl_channel&) = delete;
   ctrl_channel& operator=(const ctrl_channel&) = delete;
 
-  [[nodiscard]] ctrl_keys keys() const { return {ref_, port_}; }
+  [[nodiscard]] ctrl_keys keys() const { return {page_.ref, port_}; }
 
   /// Sends one request and waits up to `timeout` for its response; nullopt
   /// on timeout or a malformed response.
@@ -39,11 +38,10 @@ class ctrl_channel {
   bool configure_toeplitz(std::uint32_t queues, std::span<const std::uint32_t> mapping = {});
 
  private:
-  guest_domain& domain_;
+  frontend_memory& memory_;
   domid backend_;
-  std::unique_ptr<guest_event_channel> ev_;
-  std::uint32_t page_ = 0;
-  grant_ref ref_;
+  std::unique_ptr<frontend_events> ev_;
+  shared_page page_;
   evtchn_port port_;
   rings::ctrl_front_ring ring_;
   std::uint16_t next_id_ = 0;

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "unetback/platform/frame_port.hpp"
-#include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/ctrl_channel.hpp"
 #include "unetback/sim/netfront/frontend_keys.hpp"
+#include "unetback/sim/netfront/frontend_memory.hpp"
 #include "unetback/sim/netfront/frontend_queue.hpp"
 #include "unetback/xs/client.hpp"
 
@@ -67,7 +67,7 @@ class frontend_device {
   };
 
   /// Reads the frontend dir (backend, backend-id). Throws on missing keys.
-  frontend_device(guest_domain& domain, xs::client& xs, device_options options, tap_opener taps);
+  frontend_device(frontend_memory& memory, xs::client& xs, device_options options, tap_opener taps);
   ~frontend_device();
   frontend_device(const frontend_device&) = delete;
   frontend_device& operator=(const frontend_device&) = delete;
@@ -90,7 +90,7 @@ class frontend_device {
   /// Counters of queues already torn down (earlier connections), summed per index.
   [[nodiscard]] const std::vector<queue_counters>& retired_counters() const { return retired_; }
   [[nodiscard]] xs::client& xenstore() { return xs_; }
-  [[nodiscard]] guest_domain& domain() { return domain_; }
+  [[nodiscard]] frontend_memory& memory() { return memory_; }
 
   /// Writes our frontend `state` node.
   void write_state(xenbus_state s);
@@ -102,7 +102,7 @@ class frontend_device {
   outcome on_connected();
   void teardown();
 
-  guest_domain& domain_;
+  frontend_memory& memory_;
   xs::client& xs_;
   device_options options_;
   tap_opener open_taps_;

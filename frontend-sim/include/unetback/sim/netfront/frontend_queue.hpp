@@ -15,9 +15,8 @@
 
 #include "unetback/platform/frame_port.hpp"
 #include "unetback/rings/netif.hpp"
-#include "unetback/sim/guest_domain.hpp"
-#include "unetback/sim/guest_event_channel.hpp"
 #include "unetback/sim/netfront/frontend_keys.hpp"
+#include "unetback/sim/netfront/frontend_memory.hpp"
 #include "unetback/sim/netfront/rx_assembler.hpp"
 #include "unetback/sim/netfront/tx_slots.hpp"
 
@@ -52,7 +51,7 @@ class frontend_queue {
   static constexpr std::uint32_t rx_ids = rings::rx_front_ring::size;
 
   /// Allocates and grants the rings, buffers and ports. Throws on exhaustion.
-  frontend_queue(guest_domain& domain, const queue_setup& setup);
+  frontend_queue(frontend_memory& memory, const queue_setup& setup);
   /// Stops the worker and releases every grant, page and port.
   ~frontend_queue();
   frontend_queue(const frontend_queue&) = delete;
@@ -75,13 +74,11 @@ class frontend_queue {
   /// Raw access for hostile_frontend (only while the worker is stopped).
   rings::tx_front_ring& tx_ring() { return tx_; }
   rings::rx_front_ring& rx_ring() { return rx_; }
-  guest_event_channel& events() { return *ev_; }
-  [[nodiscard]] std::uint32_t tx_ring_page() const { return tx_ring_page_; }
-  [[nodiscard]] std::uint32_t rx_ring_page() const { return rx_ring_page_; }
+  frontend_events& events() { return *ev_; }
+  [[nodiscard]] const shared_page& tx_ring_page() const { return tx_ring_page_; }
+  [[nodiscard]] const shared_page& rx_ring_page() const { return rx_ring_page_; }
   [[nodiscard]] evtchn_port tx_port() const { return tx_port_; }
   [[nodiscard]] evtchn_port rx_port() const { return rx_port_; }
-  [[nodiscard]] grant_ref tx_slot_ref(std::uint16_t id) const { return tx_refs_.at(id); }
-  [[nodiscard]] std::uint32_t tx_slot_page(std::uint16_t id) const { return tx_pages_.at(id); }
 
  private:
   void run(platform::frame_port& tap);
@@ -95,19 +92,16 @@ class frontend_queue {
   void release_rx_slots();
   void fault(const char* what);
 
-  guest_domain& domain_;
+  frontend_memory& memory_;
   queue_setup setup_;
-  std::unique_ptr<guest_event_channel> ev_;
-  std::uint32_t tx_ring_page_ = 0;
-  std::uint32_t rx_ring_page_ = 0;
-  grant_ref tx_ring_ref_;
-  grant_ref rx_ring_ref_;
+  std::unique_ptr<frontend_events> ev_;
+  shared_page tx_ring_page_;
+  shared_page rx_ring_page_;
   evtchn_port tx_port_;
   evtchn_port rx_port_;
   rings::tx_front_ring tx_;
   rings::rx_front_ring rx_;
-  std::vector<std::uint32_t> tx_pages_, rx_pages_;
-  std::vector<grant_ref> tx_refs_, rx_refs_;
+  std::vector<shared_page> tx_slots_, rx_slots_;  // slot buffers, by request id
   std::vector<std::uint16_t> tx_free_ids_;
   std::vector<bool> tx_in_flight_;
   rx_assembler assembler_;

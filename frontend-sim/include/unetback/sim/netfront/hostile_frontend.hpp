@@ -36,6 +36,9 @@ class hostile_frontend {
   /// Overwrites the shared ring header's event thresholds.
   void write_tx_rsp_event(std::uint32_t q, std::uint32_t value);
 
+  // The grant and kick hooks write the sim platform's shared tables; on
+  // other platforms they throw std::logic_error.
+
   /// Grants `page` of the guest with any flags/grantee (allocates a ref).
   grant_ref grant(std::uint32_t page, domid grantee, grant_mode mode);
   /// Revokes a grant now, even one the backend uses (as a guest may try).
@@ -53,7 +56,8 @@ class hostile_frontend {
   void remove_key(std::string_view relative);
 
  private:
-  std::byte* ring_page(std::uint32_t page);
+  std::byte* ring_page(const shared_page& page);
+  guest_domain& sim_domain();
   frontend_device& dev_;
 };
 
