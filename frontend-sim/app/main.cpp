@@ -12,12 +12,15 @@
 #include <linux/if_tun.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -28,6 +31,7 @@
 #include "unetback/sim/netfront/frontend_device.hpp"
 #include "unetback/sim/netfront/guest_tap.hpp"
 #include "unetback/sim/netfront/sim_frontend_memory.hpp"
+#include "unetback/sim/netfront/tx_attack.hpp"
 #include "unetback/sim/netfront/xen_frontend_memory.hpp"
 #include "unetback/util/guarded_main.hpp"
 #include "unetback/xs/watcher.hpp"
@@ -65,6 +69,8 @@ struct cli_options {
   std::string ready_file;
   std::string log_level = "info";
   std::string tx_queue_select = "flow";
+  std::string attack;
+  unsigned attack_wait_ms = 3000;
 };
 
 void add_options(CLI::App& app, cli_options& o) {
@@ -102,6 +108,18 @@ void add_options(CLI::App& app, cli_options& o) {
                  "guest TX queue of each frame: flow (the kernel's flow steering, a flow stays "
                  "on one queue) | random (every frame to a random queue; benchmark lever)")
       ->check(CLI::IsMember({"flow", "random"}))
+      ->capture_default_str();
+  app.add_option("--attack", o.attack,
+                 "once Connected, attack queue 0's TX ring and exit (the report is the JSON "
+                 "object's \"attack\")")
+      ->check([](const std::string& name) {
+        return sim::parse_tx_attack(name)
+                   ? std::string()
+                   : "one of: " + fmt::format("{}", fmt::join(sim::tx_attack_names(), ", "));
+      });
+  app.add_option("--attack-wait-ms", o.attack_wait_ms,
+                 "how long to collect TX responses after the attack")
+      ->check(CLI::Range(0, 600000))
       ->capture_default_str();
   app.footer(
       "Exit status: 0 clean stop on SIGINT/SIGTERM, 1 bad arguments, 2 setup failure, "
@@ -194,8 +212,21 @@ nlohmann::json counters_json(sim::frontend_device& dev, int code) {
   return out;
 }
 
-/// Runs the device until a signal, a close or a failure; returns the exit code.
-int run(sim::frontend_device& dev, const cli_options& o) {
+/// Runs `attack` on the connected device: its name, every TX response's
+/// status within the wait, and the backend's state afterwards.
+nlohmann::json attack_report(sim::frontend_device& dev, sim::tx_attack attack,
+                             std::chrono::milliseconds wait) {
+  const sim::tx_attack_outcome outcome = sim::run_tx_attack(dev, attack, wait);
+  nlohmann::json j;
+  j["name"] = std::string(sim::to_string(attack));
+  j["tx_statuses"] = outcome.statuses;
+  j["backend_state"] = dev.xenstore().read(dev.backend_state_path()).value_or("");
+  return j;
+}
+
+/// Runs the device until a signal, a close, a failure or the end of an
+/// --attack (its report in `attack`); returns the exit code.
+int run(sim::frontend_device& dev, const cli_options& o, nlohmann::json& attack) {
   boost::asio::io_context io;
   int code = ok;
   const auto finish = [&](int c) {
@@ -216,6 +247,12 @@ int run(sim::frontend_device& dev, const cli_options& o) {
           timeout.cancel();
           if (!o.ready_file.empty()) {
             std::ofstream(o.ready_file) << "connected\n";
+          }
+          if (const auto a = sim::parse_tx_attack(o.attack)) {
+            boost::asio::post(io, [&, a] {
+              attack = attack_report(dev, *a, std::chrono::milliseconds(o.attack_wait_ms));
+              finish(ok);
+            });
           }
           break;
         case sim::frontend_device::outcome::closed:
@@ -318,12 +355,17 @@ int run_program(int argc, char** argv) {
     spdlog::error("setup failed: {}", e.what());
     return setup_failed;
   }
-  int code = run(*dev, o);
+  nlohmann::json attack;
+  int code = run(*dev, o, attack);
   dev->close();
   if (code == ok && dev->faulted()) {
     code = backend_fault;
   }
-  std::cout << counters_json(*dev, code).dump() << std::endl;
+  nlohmann::json report = counters_json(*dev, code);
+  if (!attack.is_null()) {
+    report["attack"] = attack;
+  }
+  std::cout << report.dump() << std::endl;
   return code;
 }
 

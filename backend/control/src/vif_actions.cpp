@@ -321,7 +321,10 @@ void vif::do_disconnect() {
 }
 
 // The device is gone for good: delete the TAP; hotplug-status goes only now,
-// and only if the toolstack has not removed the directory already.
+// and only if the toolstack has not removed the directory already. The error
+// node goes too: libxl does not remove it, and a stale reason would be read
+// as the next device's with the same <D>/<N> (and would pile up in a driver
+// domain's XenStore quota).
 void vif::do_destroy(const vif_snapshot& s) {
   do_disconnect();
   if (tap_) {
@@ -338,6 +341,12 @@ void vif::do_destroy(const vif_snapshot& s) {
     } catch (const std::exception& e) {
       spdlog::warn("{}: removing hotplug-status: {}", tag(), e.what());
     }
+  }
+  const std::string error_dir = env_.error_root + "/" + id_.xenstore_path();
+  try {
+    env_.xs.rm(error_dir);
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: removing {}: {}", tag(), error_dir, e.what());
   }
   destroyed_ = true;
   spdlog::info("{}: destroyed", tag());

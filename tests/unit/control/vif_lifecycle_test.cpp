@@ -218,6 +218,19 @@ TEST_F(VifOnSimXenstore, BadFrontendKeysWriteAnErrorNodeAndCloseThisVifOnly) {
   EXPECT_TRUE(stays("6"));  // no re-arm until the frontend re-initialises
 }
 
+TEST_F(VifOnSimXenstore, AFailedVifsErrorNodeGoesWithTheDevice) {
+  start();
+  libxl_add(*tool_, vif_);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1, "999");
+  ASSERT_TRUE(wait_state("5"));
+  ASSERT_TRUE(tool_->read("/local/domain/0/error/backend/vif/1/0/error").has_value());
+  libxl_remove(*tool_, vif_, removal::destroy);
+  ASSERT_TRUE(run_until(io_, [&] { return sup_->vif_count() == 0; }));
+  // a later device with the same <D>/<N> must not inherit the old reason
+  EXPECT_EQ(tool_->read("/local/domain/0/error/backend/vif/1/0/error"), std::nullopt);
+}
+
 TEST_F(VifOnSimXenstore, DataPathStartFailureClosesTheVif) {
   queues_.fail_start = true;
   start();

@@ -25,6 +25,8 @@ by tests/lab/tools/lab_reports_test.py.
   labtool.py vif-connected NAME Q FILE
                                   `unetbackctl list --json`: exit 1 unless NAME is
                                   Connected, not failed or disabled, with Q queues
+  labtool.py attack-report        netfront-sim --attack's last stdout line on stdin:
+                                  "tx_statuses=S,S.. backend_state=N exit=E"
   labtool.py iperf-restart FILE SINCE_MS
                                   iperf3 -J output across a restart: "iperf_mbps=M
                                   iperf_zero_ms=Z bytes_after_restart=B"
@@ -233,6 +235,20 @@ def log_epoch_ms(line):
     return int(t) * 1000 + int(line[21:24])
 
 
+def attack_report(text):
+    """netfront-sim's exit report (its last JSON line) after --attack, as words."""
+    lines = [line for line in text.splitlines() if line.startswith("{")]
+    if not lines:
+        raise ValueError("no JSON report from netfront-sim")
+    doc = json.loads(lines[-1])
+    attack = doc.get("attack")
+    if attack is None:
+        return "attack=none exit=%s" % doc.get("exit")
+    statuses = ",".join(str(s) for s in attack.get("tx_statuses", [])) or "none"
+    return "tx_statuses=%s backend_state=%s exit=%s" % (
+        statuses, attack.get("backend_state") or "-", doc.get("exit"))
+
+
 def read(path):
     with open(path) as f:
         return f.read()
@@ -291,6 +307,8 @@ def main(argv):
             line, ok = iperf_around(json.loads(read(args[0])), int(args[1]), int(args[2]))
             print(line)
             return 0 if ok else 1
+        elif cmd == "attack-report":
+            print(attack_report(sys.stdin.read()))
         elif cmd == "log-ms":
             print(log_epoch_ms(sys.stdin.readline()))
         elif cmd == "no-control-ring":

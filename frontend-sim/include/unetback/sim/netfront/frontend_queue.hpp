@@ -79,6 +79,7 @@ class frontend_queue {
   [[nodiscard]] const shared_page& rx_ring_page() const { return rx_ring_page_; }
   [[nodiscard]] evtchn_port tx_port() const { return tx_port_; }
   [[nodiscard]] evtchn_port rx_port() const { return rx_port_; }
+  [[nodiscard]] const shared_page& tx_slot(std::uint16_t id) const { return tx_slots_.at(id); }
 
  private:
   void run(platform::frame_port& tap);

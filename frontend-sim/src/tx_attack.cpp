@@ -1,0 +1,133 @@
+#include "unetback/sim/netfront/tx_attack.hpp"
+
+#include <array>
+#include <thread>
+
+#include "unetback/sim/netfront/hostile_frontend.hpp"
+
+namespace unetback::sim {
+namespace {
+
+struct attack_name {
+  tx_attack attack;
+  std::string_view name;
+};
+constexpr std::array<attack_name, 4> names{{
+    {tx_attack::req_prod_overflow, "tx-req-prod-overflow"},
+    {tx_attack::slot_crossing_page, "tx-slot-crossing-page"},
+    {tx_attack::bad_gref, "tx-bad-gref"},
+    {tx_attack::twenty_two_slots, "tx-22-slots"},
+}};
+
+// A ref far beyond any guest's grant table (Xen: GNTST_bad_gntref).
+constexpr std::uint32_t never_granted_ref = 0x7FFFFFFFU;
+
+rings::tx_request slot(const shared_page& page, std::uint16_t offset, std::uint16_t size,
+                       std::uint16_t id, std::uint16_t flags = 0) {
+  rings::tx_request r{};
+  r.gref = page.ref.value();
+  r.offset = offset;
+  r.size = size;
+  r.id = id;
+  r.flags = flags;
+  return r;
+}
+
+/// Writes the attack's requests; returns how many it wrote (0: it moved
+/// req_prod by hand instead).
+std::uint32_t write_requests(frontend_device& dev, frontend_queue& q, tx_attack a) {
+  rings::tx_front_ring& ring = q.tx_ring();
+  const shared_page& page = q.tx_slot(0);
+  dev.memory().grant_slot(page);
+  switch (a) {
+    case tx_attack::req_prod_overflow:
+      hostile_frontend(dev).publish_tx_req_prod(
+          0, ring.req_prod_pvt() + rings::tx_front_ring::size + 1);
+      return 0;
+    case tx_attack::slot_crossing_page:
+      (void)ring.write_request(slot(page, 4000, 200, 0));
+      return 1;
+    case tx_attack::bad_gref: {
+      rings::tx_request r = slot(page, 0, 60, 0);
+      r.gref = never_granted_ref;
+      (void)ring.write_request(r);
+      return 1;
+    }
+    case tx_attack::twenty_two_slots: {
+      constexpr std::uint16_t count = 22;
+      for (std::uint16_t i = 0; i < count; ++i) {
+        const std::uint16_t flags = i + 1 < count ? rings::tx_flags::more_data : 0;
+        (void)ring.write_request(slot(page, 0, i == 0 ? count * 60 : 60, i, flags));
+      }
+      return count;
+    }
+  }
+  return 0;
+}
+
+/// Consumes the responses to what the stopped worker left in flight (waiting
+/// up to a second for them), so that later responses answer the attack alone.
+void drain_in_flight(rings::tx_front_ring& ring) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (ring.rsp_cons() != ring.req_prod_pvt() && std::chrono::steady_clock::now() < deadline) {
+    const auto avail = ring.unconsumed_responses();
+    if (!avail) {
+      return;
+    }
+    ring.consume_responses(avail.value());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+std::optional<tx_attack> parse_tx_attack(std::string_view name) {
+  for (const attack_name& n : names) {
+    if (n.name == name) {
+      return n.attack;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(tx_attack a) {
+  for (const attack_name& n : names) {
+    if (n.attack == a) {
+      return n.name;
+    }
+  }
+  return "?";
+}
+
+std::vector<std::string_view> tx_attack_names() {
+  std::vector<std::string_view> out;
+  out.reserve(names.size());
+  for (const attack_name& n : names) {
+    out.push_back(n.name);
+  }
+  return out;
+}
+
+tx_attack_outcome run_tx_attack(frontend_device& dev, tx_attack a, std::chrono::milliseconds wait) {
+  frontend_queue& q = *dev.queues().at(0);
+  q.stop();
+  rings::tx_front_ring& ring = q.tx_ring();
+  drain_in_flight(ring);
+  if (write_requests(dev, q, a) != 0) {
+    (void)ring.push_requests_and_check_notify();
+  }
+  q.events().notify(q.tx_port());
+  tx_attack_outcome out;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto avail = ring.unconsumed_responses();
+    for (std::uint32_t k = 0; avail && k < avail.value(); ++k) {
+      out.statuses.push_back(ring.copy_response(ring.rsp_cons()).status);
+      ring.consume_responses(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return out;
+}
+
+}  // namespace unetback::sim
