@@ -27,7 +27,7 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
       id_(id),
       backend_path_(env.backend_root + "/" + id.xenstore_path()),
       backoff_(options.fault_backoff_max),
-      retry_timer_(env.executor),
+      retry_(env.executor, [this] { env_.request_refresh(id_); }),
       hash_apply_(env.executor, hash_apply_interval, [this] {
         if (queues_) {
           queues_->apply_hash();
@@ -103,18 +103,7 @@ bool vif::grant_fresh_attempt() {
     failure_.reset();
     return true;
   }
-  if (!retry_armed_) {
-    retry_armed_ = true;
-    retry_timer_.expires_at(backoff_.not_before());
-    retry_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
-      auto self = weak.lock();
-      if (ec || !self) {
-        return;
-      }
-      self->retry_armed_ = false;
-      self->env_.request_refresh(self->id_);
-    });
-  }
+  retry_.arm_at(backoff_.not_before());
   return false;
 }
 

@@ -7,12 +7,11 @@
 // per second (docs/security.md, checklist).
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
-#include <cstdint>
 #include <functional>
-#include <memory>
+
+#include "unetback/control/wakeup_timer.hpp"
 
 namespace unetback::control {
 
@@ -21,7 +20,7 @@ class paced_call {
   /// `action` runs on `executor`'s thread, from request() or a timer.
   paced_call(const boost::asio::any_io_executor& executor, std::chrono::milliseconds interval,
              std::function<void()> action);
-  /// A pending run is dropped (its handler finds the state gone).
+  /// A pending run is dropped.
   ~paced_call() = default;
   paced_call(const paced_call&) = delete;
   paced_call& operator=(const paced_call&) = delete;
@@ -31,8 +30,13 @@ class paced_call {
   void request();
 
  private:
-  struct state;
-  std::shared_ptr<state> state_;  // the timer's handler holds it weakly
+  using clock = wakeup_timer::clock;
+  void run();
+
+  std::chrono::milliseconds interval_;
+  std::function<void()> action_;
+  clock::time_point last_run_{};
+  wakeup_timer deferred_;  // last: its run calls run()
 };
 
 }  // namespace unetback::control

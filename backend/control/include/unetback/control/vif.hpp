@@ -27,6 +27,7 @@
 #include "unetback/control/tap_factory.hpp"
 #include "unetback/control/vif_id.hpp"
 #include "unetback/control/vif_status.hpp"
+#include "unetback/control/wakeup_timer.hpp"
 #include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/rings/ids.hpp"
@@ -173,8 +174,7 @@ class vif : public std::enable_shared_from_this<vif> {
   std::optional<std::string> disabled_reason_;  ///< set by disable()
   std::optional<vif_failure> failure_;
   fault_backoff backoff_;
-  boost::asio::steady_timer retry_timer_;  ///< refreshes when the backoff has passed
-  bool retry_armed_ = false;
+  wakeup_timer retry_;             ///< refreshes when the backoff has passed
   bool reinit_requested_ = false;  ///< the frontend re-initialised since it failed
   bool resume_next_ = false;       ///< adopt()/enable(): next connect resumes
   bool bridged_ = false;
