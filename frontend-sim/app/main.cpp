@@ -30,8 +30,8 @@
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
 #include "unetback/sim/netfront/guest_tap.hpp"
+#include "unetback/sim/netfront/ring_attack.hpp"
 #include "unetback/sim/netfront/sim_frontend_memory.hpp"
-#include "unetback/sim/netfront/tx_attack.hpp"
 #include "unetback/sim/netfront/xen_frontend_memory.hpp"
 #include "unetback/util/guarded_main.hpp"
 #include "unetback/xs/watcher.hpp"
@@ -113,9 +113,9 @@ void add_options(CLI::App& app, cli_options& o) {
                  "once Connected, attack queue 0's TX ring and exit (the report is the JSON "
                  "object's \"attack\")")
       ->check([](const std::string& name) {
-        return sim::parse_tx_attack(name)
+        return sim::parse_ring_attack(name)
                    ? std::string()
-                   : "one of: " + fmt::format("{}", fmt::join(sim::tx_attack_names(), ", "));
+                   : "one of: " + fmt::format("{}", fmt::join(sim::ring_attack_names(), ", "));
       });
   app.add_option("--attack-wait-ms", o.attack_wait_ms,
                  "how long to collect TX responses after the attack")
@@ -214,12 +214,13 @@ nlohmann::json counters_json(sim::frontend_device& dev, int code) {
 
 /// Runs `attack` on the connected device: its name, every TX response's
 /// status within the wait, and the backend's state afterwards.
-nlohmann::json attack_report(sim::frontend_device& dev, sim::tx_attack attack,
+nlohmann::json attack_report(sim::frontend_device& dev, sim::ring_attack attack,
                              std::chrono::milliseconds wait) {
-  const sim::tx_attack_outcome outcome = sim::run_tx_attack(dev, attack, wait);
+  const sim::ring_attack_outcome outcome = sim::run_ring_attack(dev, attack, wait);
   nlohmann::json j;
   j["name"] = std::string(sim::to_string(attack));
   j["tx_statuses"] = outcome.statuses;
+  j["kicks"] = outcome.kicks;
   j["backend_state"] = dev.xenstore().read(dev.backend_state_path()).value_or("");
   return j;
 }
@@ -248,7 +249,7 @@ int run(sim::frontend_device& dev, const cli_options& o, nlohmann::json& attack)
           if (!o.ready_file.empty()) {
             std::ofstream(o.ready_file) << "connected\n";
           }
-          if (const auto a = sim::parse_tx_attack(o.attack)) {
+          if (const auto a = sim::parse_ring_attack(o.attack)) {
             boost::asio::post(io, [&, a] {
               attack = attack_report(dev, *a, std::chrono::milliseconds(o.attack_wait_ms));
               finish(ok);

@@ -7,20 +7,23 @@
 # shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 BACKENDS=${LAB_HOSTILE_BACKENDS:-kernel_unetbackd}; BACKENDS=${BACKENDS//_/ }
-ATTACKS="tx-req-prod-overflow tx-slot-crossing-page tx-bad-gref tx-22-slots"
+ATTACKS="tx-req-prod-overflow tx-slot-crossing-page tx-bad-gref tx-22-slots rx-req-prod-overflow tx-kick-storm"
 setup_bridge
 touch "$UNETBACKD_LOG"
 by_mac=$(lab_mac 6 1); by_ip=$(lab_ip 6 1)
 
-# expected ATTACK: what the sim tier asserts for it (tests/hostile/tx_attack_test.cpp):
-# "disabled REASON" (the vif is closed and the log names REASON) or "error" (the packet
-# is answered with NETIF_RSP_ERROR and the vif stays Connected)
+# expected ATTACK: what the sim tier asserts for it (tests/hostile/ring_attack_test.cpp):
+# "disabled REASON" (the vif is closed and the log names REASON), "error" (the packet
+# is answered with NETIF_RSP_ERROR and the vif stays Connected) or "connected" (no
+# response, the vif stays Connected without an error node)
 expected() {
   case "$1" in
     tx-req-prod-overflow) echo "disabled producer index overflow" ;;
     tx-slot-crossing-page) echo "disabled slot crosses a page boundary" ;;
     tx-22-slots) echo "disabled malicious number of slots" ;;
     tx-bad-gref) echo "error" ;;
+    rx-req-prod-overflow) echo "disabled producer index overflow" ;;
+    tx-kick-storm) echo "connected" ;;
   esac
 }
 
@@ -38,12 +41,18 @@ check_unetbackd_reaction() {
         *) check_fail "$1: want one error response and $2 Connected, got $3" ;; esac
       case "$3" in *"error_node=none tx_drops_grant_copy=1"*) ;;
         *) check_fail "$1: want no error node and tx_drops_grant_copy 1 for $2 ($3)" ;; esac ;;
+    connected)
+      case "$3" in "tx_statuses=none backend_state=4 "*"error_node=none"*) ;;
+        *) check_fail "$1: want $2 Connected without an error node, got $3" ;; esac ;;
   esac
 }
 
+# unetbackd_ticks BACKEND: the daemon's CPU ticks so far (0 for the kernel netback)
+unetbackd_ticks() { if [ "$1" = unetbackd ]; then proc_ticks "$(unetbackd_pid)"; else echo 0; fi; }
+
 # attack BACKEND ATTACK: one vif on the attacker, one attack, the bystander's ping after
 attack() {
-  local backend=$1 a=$2 mac id devid vif report log_from dmesg_from reaction error_node grant_drops
+  local backend=$1 a=$2 mac id devid vif report log_from dmesg_from reaction error_node grant_drops busy0 ticks0 arp_pid
   mac=$(lab_mac 6 $((10 + ${#RUN_ATTACKS})))
   RUN_ATTACKS="$RUN_ATTACKS."
   id=$(domid_of ha)
@@ -52,8 +61,16 @@ attack() {
   devid=$(devid_by_mac "$id" "$mac") || { check_fail "$backend $a: no backend node for $mac"; return; }
   vif=vif$id.$devid
   log_from=$(($(wc -l <"$UNETBACKD_LOG") + 1)); dmesg_from=$(dmesg | wc -l)
+  # broadcast ARP floods every bridge port: frames for the attacker's RX ring while the
+  # attack waits (an RX ring is only looked at when there is something to deliver)
+  busybox arping -q -c 12 -w 8 -I xenbr0 198.18.6.250 >/dev/null 2>&1 &
+  arp_pid=$!
+  cpu_sample; busy0=$CPU_BUSY; ticks0=$(unetbackd_ticks "$backend")
   report=$(guest_cmd ha "netfront-sim --platform xen --devid $devid --attack $a --attack-wait-ms 3000 2>/tmp/attack.log | tail -1" 90 |
     python3 /lab/labtool.py attack-report 2>&1)
+  cpu_sample
+  report="$report dom0_busy_s=$(ticks_s $((CPU_BUSY - busy0))) unetbackd_cpu_s=$(ticks_s $(($(unetbackd_ticks "$backend") - ticks0)))"
+  wait "$arp_pid"
   # the backend's own words: netback's first line about the vif (not the bridge's), or
   # unetbackd's fault line and its xenbus_dev_fatal-style error node
   if [ "$backend" = kernel ]; then
@@ -66,7 +83,7 @@ attack() {
     # netfront-sim closed the vif on exit: its counters are in the daemon's log
     grant_drops=$(tail -n +"$log_from" "$UNETBACKD_LOG" | grep -a "$vif: counters at disconnect" |
       grep -a -o '"tx_drops_grant_copy":[0-9]*' | awk -F: '{s += $2} END {print s + 0}')
-    reaction="$reaction error_node=${error_node:-none} tx_drops_grant_copy=${grant_drops:--}"
+    reaction="${reaction:-none} error_node=${error_node:-none} tx_drops_grant_copy=${grant_drops:--}"
   fi
   result "backend=$backend attack=$a vif=$vif $report reaction=${reaction:-none}"
   [ "$backend" = unetbackd ] && check_unetbackd_reaction "$a" "$vif" "$report $reaction" "$log_from"

@@ -48,9 +48,11 @@ class LabTool(unittest.TestCase):
     def test_attack_report_reads_netfront_sims_last_json_line(self):
         out = ('[info] connected\n{"exit":0,"queues":[],"attack":{"name":"tx-bad-gref",'
                '"tx_statuses":[-1],"backend_state":"4"}}\n')
-        self.assertEqual(labtool.attack_report(out), "tx_statuses=-1 backend_state=4 exit=0")
-        none = '{"exit":4,"queues":[],"attack":{"name":"x","tx_statuses":[],"backend_state":"5"}}'
-        self.assertEqual(labtool.attack_report(none), "tx_statuses=none backend_state=5 exit=4")
+        self.assertEqual(labtool.attack_report(out), "tx_statuses=-1 backend_state=4 exit=0 kicks=0")
+        none = ('{"exit":4,"queues":[],"attack":{"name":"x","tx_statuses":[],"backend_state":"5",'
+                '"kicks":7}}')
+        self.assertEqual(labtool.attack_report(none),
+                         "tx_statuses=none backend_state=5 exit=4 kicks=7")
         self.assertEqual(labtool.attack_report('{"exit":3}'), "attack=none exit=3")
         with self.assertRaises(ValueError):
             labtool.attack_report("setup failed\n")

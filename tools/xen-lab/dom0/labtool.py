@@ -26,7 +26,7 @@ by tests/lab/tools/lab_reports_test.py.
                                   `unetbackctl list --json`: exit 1 unless NAME is
                                   Connected, not failed or disabled, with Q queues
   labtool.py attack-report        netfront-sim --attack's last stdout line on stdin:
-                                  "tx_statuses=S,S.. backend_state=N exit=E"
+                                  "tx_statuses=S,S.. backend_state=N exit=E kicks=K"
   labtool.py iperf-restart FILE SINCE_MS
                                   iperf3 -J output across a restart: "iperf_mbps=M
                                   iperf_zero_ms=Z bytes_after_restart=B"
@@ -245,8 +245,8 @@ def attack_report(text):
     if attack is None:
         return "attack=none exit=%s" % doc.get("exit")
     statuses = ",".join(str(s) for s in attack.get("tx_statuses", [])) or "none"
-    return "tx_statuses=%s backend_state=%s exit=%s" % (
-        statuses, attack.get("backend_state") or "-", doc.get("exit"))
+    return "tx_statuses=%s backend_state=%s exit=%s kicks=%s" % (
+        statuses, attack.get("backend_state") or "-", doc.get("exit"), attack.get("kicks", 0))
 
 
 def read(path):

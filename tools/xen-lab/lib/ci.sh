@@ -59,8 +59,9 @@ cached=0
 need_disk=1500; [ $cached = 0 ] && need_disk=3000
 [ "${disk_mb:-0}" -ge $need_disk ] || skip "${disk_mb} MiB free under $LAB, need $need_disk"
 # Estimates (2-core host, TCG, measured in docs/lab.md): image build from scratch 2-5
-# min, one boot with the six daemon scenarios 14-23 min on a loaded host.
-est=$((19 * 60)); [ $cached = 0 ] && est=$((est + 5 * 60))
+# min, one boot with the six daemon scenarios 14-23 min on a loaded host; netfront-sim and
+# hostile (five guest boots, twelve attacks) add about 4-8 min.
+est=$((24 * 60)); [ $cached = 0 ] && est=$((est + 5 * 60))
 [ "$BUDGET" -ge "$est" ] || skip "budget ${BUDGET}s is below the estimate ${est}s (images cached: $cached)"
 
 # ---- host packages and images (timed)
