@@ -70,6 +70,7 @@ struct cli_options {
   std::string log_level = "info";
   std::string tx_queue_select = "flow";
   std::string attack;
+  std::vector<std::string> set_keys;
   unsigned attack_wait_ms = 3000;
 };
 
@@ -116,6 +117,13 @@ void add_options(CLI::App& app, cli_options& o) {
         return sim::parse_ring_attack(name)
                    ? std::string()
                    : "one of: " + fmt::format("{}", fmt::join(sim::ring_attack_names(), ", "));
+      });
+  app.add_option("--set-key", o.set_keys,
+                 "KEY=VALUE written over the handshake's own frontend key (hostile; "
+                 "repeatable), e.g. multi-queue-num-queues=999")
+      ->check([](const std::string& kv) {
+        const auto eq = kv.find('=');
+        return eq != std::string::npos && eq > 0 ? std::string() : "expected KEY=VALUE";
       });
   app.add_option("--attack-wait-ms", o.attack_wait_ms,
                  "how long to collect TX responses after the attack")
@@ -350,6 +358,10 @@ int run_program(int argc, char** argv) {
     d.request = {o.queues, o.split, !o.no_sg, !o.no_gso, true, o.ctrl_ring};
     d.reconnect = o.reconnect;
     d.hash_mapping = o.hash_mapping;
+    for (const std::string& kv : o.set_keys) {
+      const auto eq = kv.find('=');
+      d.key_overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
     dev = std::make_unique<sim::frontend_device>(*g.memory, *g.xs, d, make_tap_opener(o));
     dev->write_state(sim::xenbus_state::initialising);
   } catch (const std::exception& e) {

@@ -145,6 +145,9 @@ void frontend_device::write_keys(const backend_features& be) {
     for (const auto& [key, value] : keys) {
       t.write(fe_path_ + "/" + key, value);
     }
+    for (const auto& [key, value] : options_.key_overrides) {
+      t.write(fe_path_ + "/" + key, value);
+    }
   });
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <tuple>
 
 #include "harness/hostile_fixture.hpp"
 #include "unetback/sim/netfront/ring_attack.hpp"
@@ -79,6 +80,28 @@ TEST_F(RingAttack, KickStormLeavesTheVifConnected) {
   EXPECT_GT(counter("events_received"), events);
   expect_vif_connected();
   expect_contained();
+}
+
+// netfront-sim --set-key: the lab's XenStore attacks on real Xen go through
+// the device's key overrides; here they draw the refusal XenStoreKeys asserts.
+TEST_F(RingAttack, KeyOverridesOfTheHandshakeAreRefused) {
+  for (const auto& [key, value, fragment] :
+       {std::tuple{"multi-queue-num-queues", "999", "multi-queue-num-queues"},
+        std::tuple{"tx-ring-ref", "99999999", "ring"},
+        std::tuple{"event-channel", "99999", "event"}}) {
+    SCOPED_TRACE(key);
+    guest().offer({{key, value}});
+    EXPECT_TRUE(wait_until(
+        [&] {
+          guest().pump();
+          return guest().backend_state() == 5;
+        },
+        state_timeout));
+    expect_connect_refused(fragment);
+    guest().device().close();
+    ASSERT_TRUE(guest().wait_backend_state({6}));
+    w().xs().rm("/local/domain/0/error/backend/vif/2");
+  }
 }
 
 TEST(RingAttackNames, EveryNameParsesBackToItsAttack) {

@@ -7,15 +7,19 @@
 # shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 BACKENDS=${LAB_HOSTILE_BACKENDS:-kernel_unetbackd}; BACKENDS=${BACKENDS//_/ }
-ATTACKS="tx-req-prod-overflow tx-slot-crossing-page tx-bad-gref tx-22-slots rx-req-prod-overflow tx-kick-storm"
+# ring attacks (netfront-sim --attack), then handshakes with one frontend key overwritten
+# (netfront-sim --set-key: key:NAME=VALUE)
+ATTACKS="tx-req-prod-overflow tx-slot-crossing-page tx-bad-gref tx-22-slots rx-req-prod-overflow
+  tx-kick-storm key:multi-queue-num-queues=999 key:tx-ring-ref=99999999 key:event-channel=99999"
 setup_bridge
 touch "$UNETBACKD_LOG"
 by_mac=$(lab_mac 6 1); by_ip=$(lab_ip 6 1)
 
 # expected ATTACK: what the sim tier asserts for it (tests/hostile/ring_attack_test.cpp):
 # "disabled REASON" (the vif is closed and the log names REASON), "error" (the packet
-# is answered with NETIF_RSP_ERROR and the vif stays Connected) or "connected" (no
-# response, the vif stays Connected without an error node)
+# is answered with NETIF_RSP_ERROR and the vif stays Connected), "connected" (no
+# response, the vif stays Connected without an error node) or "refused FRAGMENT" (the
+# connect is refused: the backend closes, its error node contains FRAGMENT)
 expected() {
   case "$1" in
     tx-req-prod-overflow) echo "disabled producer index overflow" ;;
@@ -24,6 +28,9 @@ expected() {
     tx-bad-gref) echo "error" ;;
     rx-req-prod-overflow) echo "disabled producer index overflow" ;;
     tx-kick-storm) echo "connected" ;;
+    key:multi-queue-num-queues=*) echo "refused multi-queue-num-queues" ;;
+    key:tx-ring-ref=*) echo "refused ring" ;;
+    key:event-channel=*) echo "refused event" ;;
   esac
 }
 
@@ -41,6 +48,9 @@ check_unetbackd_reaction() {
         *) check_fail "$1: want one error response and $2 Connected, got $3" ;; esac
       case "$3" in *"error_node=none tx_drops_grant_copy=1"*) ;;
         *) check_fail "$1: want no error node and tx_drops_grant_copy 1 for $2 ($3)" ;; esac ;;
+    refused*)
+      case "$3" in *"exit=4 "*"error_node="*"${want#refused }"*) ;;
+        *) check_fail "$1: want the connect refused (backend closed, error node naming '${want#refused }'), got $3" ;; esac ;;
     connected)
       case "$3" in "tx_statuses=none backend_state=4 "*"error_node=none"*) ;;
         *) check_fail "$1: want $2 Connected without an error node, got $3" ;; esac ;;
@@ -52,7 +62,7 @@ unetbackd_ticks() { if [ "$1" = unetbackd ]; then proc_ticks "$(unetbackd_pid)";
 
 # attack BACKEND ATTACK: one vif on the attacker, one attack, the bystander's ping after
 attack() {
-  local backend=$1 a=$2 mac id devid vif report log_from dmesg_from reaction error_node grant_drops busy0 ticks0 arp_pid
+  local backend=$1 a=$2 mac id devid vif report log_from dmesg_from reaction error_node grant_drops busy0 ticks0 arp_pid args
   mac=$(lab_mac 6 $((10 + ${#RUN_ATTACKS})))
   RUN_ATTACKS="$RUN_ATTACKS."
   id=$(domid_of ha)
@@ -66,7 +76,11 @@ attack() {
   busybox arping -q -c 12 -w 8 -I xenbr0 198.18.6.250 >/dev/null 2>&1 &
   arp_pid=$!
   cpu_sample; busy0=$CPU_BUSY; ticks0=$(unetbackd_ticks "$backend")
-  report=$(guest_cmd ha "netfront-sim --platform xen --devid $devid --attack $a --attack-wait-ms 3000 2>/tmp/attack.log | tail -1" 90 |
+  case "$a" in
+    key:*) args="--set-key ${a#key:} --handshake-timeout 20" ;;
+    *) args="--attack $a --attack-wait-ms 3000" ;;
+  esac
+  report=$(guest_cmd ha "netfront-sim --platform xen --devid $devid $args 2>/tmp/attack.log | tail -1" 90 |
     python3 /lab/labtool.py attack-report 2>&1)
   cpu_sample
   report="$report dom0_busy_s=$(ticks_s $((CPU_BUSY - busy0))) unetbackd_cpu_s=$(ticks_s $(($(unetbackd_ticks "$backend") - ticks0)))"
@@ -75,10 +89,12 @@ attack() {
   # unetbackd's fault line and its xenbus_dev_fatal-style error node
   if [ "$backend" = kernel ]; then
     reaction=$(dmesg | tail -n +"$((dmesg_from + 1))" | grep -a -v -E "xenbr0|entered|Guest Rx|ADDRCONF" |
-      grep -a -E "$vif|netback" | head -2 | sed 's/^\[[^]]*\] //; s/ /_/g' | paste -s -d '|')
+      grep -a -E "$vif|netback|vif-$id-$devid" | head -2 | sed 's/^\[[^]]*\] //; s/ /_/g' | paste -s -d '|')
+    error_node=$(xenstore-read "/local/domain/0/error/backend/vif/$id/$devid/error" 2>/dev/null | tr ' ' _)
+    reaction="${reaction:-none} error_node=${error_node:-none}"
   else
     reaction=$(tail -n +"$log_from" "$UNETBACKD_LOG" | grep -a "$vif" | grep -a -v "counters at disconnect" |
-      grep -a -m1 -i -E "disabl|fault|fail|violat|drop" | sed 's/^.*\] //; s/ /_/g')
+      grep -a -m1 -E "\[(warning|error)\]" | sed 's/^.*\] //; s/ /_/g')
     error_node=$(xenstore-read "/local/domain/0/error/backend/vif/$id/$devid/error" 2>/dev/null | tr ' ' _)
     # netfront-sim closed the vif on exit: its counters are in the daemon's log
     grant_drops=$(tail -n +"$log_from" "$UNETBACKD_LOG" | grep -a "$vif: counters at disconnect" |

@@ -87,7 +87,21 @@ std::string hostile_guest::frontend_path() const {
 }
 
 void hostile_guest::connect() {
+  offer({});
+  if (!wait_until(
+          [&] {
+            pump();
+            return device_->connected() && backend_state() == 4;
+          },
+          state_timeout)) {
+    throw std::runtime_error("hostile guest did not connect: " + device_->last_error() + "\n" +
+                             world_.daemon_log());
+  }
+}
+
+void hostile_guest::offer(const std::vector<std::pair<std::string, std::string>>& overrides) {
   sim::device_options d;
+  d.key_overrides = overrides;
   d.self = id;
   d.devid = 0;
   d.request = {
@@ -109,15 +123,6 @@ void hostile_guest::connect() {
   device_ = std::make_unique<sim::frontend_device>(*memory_, *xs_, d, opener);
   hostile_ = std::make_unique<sim::hostile_frontend>(*device_);
   device_->write_state(sim::xenbus_state::initialising);
-  if (!wait_until(
-          [&] {
-            pump();
-            return device_->connected() && backend_state() == 4;
-          },
-          state_timeout)) {
-    throw std::runtime_error("hostile guest did not connect: " + device_->last_error() + "\n" +
-                             world_.daemon_log());
-  }
 }
 
 bool hostile_guest::reconnect() {

@@ -62,6 +62,9 @@ class hostile_guest {
   /// Runs the normal handshake (frontend_device) until both ends are
   /// Connected; throws on timeout.
   void connect();
+  /// Starts the normal handshake with `overrides` written over its own keys
+  /// (frontend_device's key_overrides) and returns at once; pump() drives it.
+  void offer(const std::vector<std::pair<std::string, std::string>>& overrides);
   /// After the backend closed the vif: closes and re-initialises the
   /// frontend (state 6, 1) and runs the handshake again. False on timeout.
   bool reconnect();

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "unetback/platform/frame_port.hpp"
@@ -50,6 +51,9 @@ struct device_options {
   /// The Toeplitz mapping sent over the control ring (entry i -> queue);
   /// empty: 128 entries, entry i = i mod queues.
   std::vector<std::uint32_t> hash_mapping;
+  /// Hostile: keys (relative to the frontend dir) written over the handshake's
+  /// own in the same transaction, e.g. {"multi-queue-num-queues", "999"}.
+  std::vector<std::pair<std::string, std::string>> key_overrides;
 };
 
 /// Opens the guest TAP once the queue count and backend features are known.
