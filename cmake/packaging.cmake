@@ -17,6 +17,8 @@ endif()
 set(UNETBACK_SYSTEMD_UNIT_DIR /lib/systemd/system CACHE PATH "systemd system unit directory")
 set(UNETBACK_MODPROBE_DIR /lib/modprobe.d CACHE PATH "modprobe.d directory for the blacklist")
 set(UNETBACK_MODULES_LOAD_DIR /lib/modules-load.d CACHE PATH "modules-load.d directory (tun)")
+set(UNETBACK_UDEV_RULES_DIR /lib/udev/rules.d CACHE PATH "udev rules directory (Xen devices' group)")
+set(UNETBACK_TMPFILES_DIR /usr/lib/tmpfiles.d CACHE PATH "tmpfiles.d directory (/run/unetback)")
 set(UNETBACK_CONFIG_DIR /etc/unetback CACHE PATH "unetbackd's configuration directory")
 set(UNETBACK_XEN_SCRIPT_DIR /etc/xen/scripts CACHE PATH "Xen hotplug script directory")
 
@@ -44,6 +46,10 @@ install(FILES ${_pkg_src}/tools/modprobe/unetback.conf
         DESTINATION ${UNETBACK_MODPROBE_DIR} COMPONENT daemon)
 install(FILES ${_pkg_src}/tools/modprobe/unetback-tun.conf
         DESTINATION ${UNETBACK_MODULES_LOAD_DIR} RENAME unetback.conf COMPONENT daemon)
+install(FILES ${_pkg_src}/tools/udev/60-unetback.rules
+        DESTINATION ${UNETBACK_UDEV_RULES_DIR} COMPONENT daemon)
+install(FILES ${_pkg_src}/tools/systemd/unetback.tmpfiles
+        DESTINATION ${UNETBACK_TMPFILES_DIR} RENAME unetback.conf COMPONENT daemon)
 install(FILES ${_pkg_src}/tools/systemd/unetback.toml.example
         DESTINATION ${UNETBACK_CONFIG_DIR} RENAME unetback.toml COMPONENT daemon)
 install(PROGRAMS ${_pkg_src}/tools/hotplug/vif-bridge-unetback

@@ -45,7 +45,7 @@ depends=$(field Depends)
 names_package() { tr ',' '\n' <<<"$1" | sed 's/^ *//; s/ .*//' | grep -qxF "$2"; }
 depends_on() { names_package "$depends" "$1"; }
 for dep in libc6 libstdc++6 libxenstore4 libxengnttab1 libxenevtchn1 libsystemd0 libcap-ng0 \
-  xenstore-utils iproute2; do
+  libseccomp2 xenstore-utils iproute2 adduser; do
   check "Depends names $dep" depends_on "$dep"
 done
 check "Recommends: xen-utils-4.17" test "$(field Recommends)" = xen-utils-4.17
@@ -69,6 +69,11 @@ no_start() { ! grep -qE 'deb-systemd-invoke (start|restart|try-restart)' "$WORK/
 check "postinst neither starts nor restarts the unit" no_start
 check "prerm stops unetbackd.service on remove" \
   grep -qE 'deb-systemd-invoke stop .?unetbackd\.service' "$WORK/control/prerm"
+check "postinst creates the daemon's user before the tmpfiles snippet" \
+  awk '/adduser --system/ {u = NR} /systemd-tmpfiles/ {t = NR} END {exit !(u && t && u < t)}' \
+    "$WORK/control/postinst"
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/unetbackd.service >"$WORK/unit"
+check "the unit runs the daemon as user unetback" grep -qE '^ExecStart=.* --user unetback' "$WORK/unit"
 check "postrm purges the unit's state" \
   grep -qE 'deb-systemd-helper purge .?unetbackd\.service' "$WORK/control/postrm"
 
@@ -82,6 +87,8 @@ for p in "${PROGRAMS[@]}"; do
 done
 check "contains the unit" has '-rw-r--r--' lib/systemd/system/unetbackd.service
 check "contains the modprobe blacklist" has '-rw-r--r--' lib/modprobe.d/unetback.conf
+check "contains the udev rule for the Xen devices" has '-rw-r--r--' lib/udev/rules.d/60-unetback.rules
+check "contains the tmpfiles.d entry for /run/unetback" has '-rw-r--r--' usr/lib/tmpfiles.d/unetback.conf
 check "contains the modules-load.d file" has '-rw-r--r--' lib/modules-load.d/unetback.conf
 check "contains /etc/unetback/unetback.toml" has '-rw-r--r--' etc/unetback/unetback.toml
 check "contains the hotplug script" has '-rwxr-xr-x' etc/xen/scripts/vif-bridge-unetback

@@ -8,6 +8,7 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
+#include <filesystem>
 
 #include "unetback/ctl/control_protocol.hpp"
 
@@ -100,6 +101,11 @@ std::string control_server::impl::dispatch(std::string_view line) {
 
 control_server::control_server(asio::io_context& io, std::string path)
     : path_(std::move(path)), impl_(std::make_shared<impl>(io)) {
+  // The default directory, /run/unetback, is the state directory and exists by
+  // now; another missing one is created private (bind reports any other problem).
+  if (const auto parent = std::filesystem::path(path_).parent_path(); !parent.empty()) {
+    ::mkdir(parent.c_str(), 0700);
+  }
   ::unlink(path_.c_str());
   const stream::endpoint endpoint(path_);
   impl_->acceptor.open(endpoint.protocol());

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <sstream>
@@ -119,6 +120,14 @@ std::string path(const toml::node& n, const std::string& where) {
   return v;
 }
 
+std::string user_name(const toml::node& n, const std::string& where) {
+  try {
+    return parse_user_name(string(n, where));
+  } catch (const std::invalid_argument& e) {
+    bad(where, e.what());
+  }
+}
+
 // One [daemon] key into `s` (a copy, returned).
 settings_layer with_daemon_key(settings_layer s, const std::string& key, const toml::node& n,
                                const std::string& where) {
@@ -144,6 +153,10 @@ settings_layer with_daemon_key(settings_layer s, const std::string& key, const t
     s.state_dir = path(n, where);
   } else if (key == "keep-vifs") {
     s.keep_vifs = boolean(n, where);
+  } else if (key == "user") {
+    s.user = user_name(n, where);
+  } else if (key == "seccomp") {
+    s.seccomp = service::parse_syscall_filter_mode(one_of(n, where, {"off", "log", "kill"}));
   } else {
     bad(where, "unknown key");
   }
@@ -215,6 +228,16 @@ long long parse_poll_us(std::string_view text) {
                                 std::to_string(poll_us_range.hi));
   }
   return v;
+}
+
+std::string parse_user_name(std::string_view text) {
+  const auto is_first = [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; };
+  const auto is_next = [&](char c) { return is_first(c) || (c >= '0' && c <= '9') || c == '-'; };
+  if (text.empty() || text.size() > 32 || !is_first(text.front()) ||
+      !std::all_of(text.begin() + 1, text.end(), is_next)) {
+    throw std::invalid_argument("must be a user name: a-z or _, then up to 31 of a-z 0-9 _ -");
+  }
+  return std::string(text);
 }
 
 settings_layer read_config_file(const std::string& path, bool optional_file) {

@@ -8,7 +8,7 @@
 //                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
 //                       rx-drain-timeout-ms, fault-backoff-max-ms, sim-dir,
 //                       xenstore, control-socket,
-//                       metrics-listen, keep-vifs
+//                       metrics-listen, keep-vifs, user, seccomp
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
 //                       poll-max-steal-pct, split-event-channels, tx-batch,
 //                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
@@ -70,6 +70,8 @@ struct settings_layer {
   std::optional<service::log_target> log_target;
   std::optional<long long> max_xdp_headroom;
   std::optional<bool> keep_vifs;
+  std::optional<std::string> user;
+  std::optional<service::syscall_filter_mode> seccomp;
   vif_overrides vif;
   std::map<control::vif_id, vif_overrides> per_vif;
 };
@@ -78,6 +80,11 @@ struct settings_layer {
 /// microseconds in poll_us_range. Throws
 /// std::invalid_argument saying what is allowed.
 [[nodiscard]] long long parse_poll_us(std::string_view text);
+
+/// `user` as text: a user name as useradd(8) accepts it (a lower-case letter or
+/// `_`, then up to 31 of `[a-z0-9_-]`). Whether it exists is checked at start
+/// (service::lookup_account). Throws std::invalid_argument saying what is allowed.
+[[nodiscard]] std::string parse_user_name(std::string_view text);
 
 /// Reads the file. A missing file gives an empty layer when `optional_file`.
 /// Throws std::invalid_argument naming the file and the key.

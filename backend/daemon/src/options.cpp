@@ -35,6 +35,8 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.log_target, over.log_target);
   take(base.max_xdp_headroom, over.max_xdp_headroom);
   take(base.keep_vifs, over.keep_vifs);
+  take(base.user, over.user);
+  take(base.seccomp, over.seccomp);
   take(base.vif.max_queues, over.vif.max_queues);
   take(base.vif.wait_for_hotplug, over.vif.wait_for_hotplug);
   take(base.vif.poll_us, over.vif.poll_us);
@@ -88,6 +90,8 @@ daemon_options resolve(const settings_layer& layer) {
   opts.log_level = layer.log_level.value_or(opts.log_level);
   opts.log_target = layer.log_target.value_or(opts.log_target);
   opts.keep_vifs = layer.keep_vifs.value_or(opts.keep_vifs);
+  opts.user = layer.user;
+  opts.seccomp = layer.seccomp.value_or(opts.seccomp);
   control::vif_options defaults;
   defaults.max_queues = default_max_queues();
   defaults.max_xdp_headroom =
@@ -111,7 +115,7 @@ namespace {
 struct cli_values {
   std::string config;
   std::string platform, sim_dir, xenstore, control_socket, state_dir, log_level, log_target;
-  std::string metrics_listen;
+  std::string metrics_listen, user, seccomp;
   long long max_queues = 0, tx_batch = 0, rx_batch = 0, rx_backlog = 0;
   long long rx_stall_timeout_ms = 0, rx_drain_timeout_ms = 0, max_xdp_headroom = 0;
   long long fault_backoff_max_ms = 0;
@@ -151,7 +155,7 @@ void define(CLI::App& app, cli_values& v) {
   app.add_option("--sim-dir", v.sim_dir, "simulated guests' directory (--platform sim)");
   app.add_option("--xenstore", v.xenstore, "xenstored socket (sets XENSTORED_PATH)");
   app.add_option("--control-socket", v.control_socket,
-                 "unetbackctl's socket (/run/unetbackd.sock)");
+                 "unetbackctl's socket (/run/unetback/unetbackd.sock)");
   app.add_option("--metrics-listen", v.metrics_listen,
                  "serve GET /metrics (Prometheus) on ADDRESS:PORT, e.g. 127.0.0.1:9477 "
                  "(default: off, no socket)")
@@ -208,6 +212,13 @@ void define(CLI::App& app, cli_values& v) {
   app.add_flag("--no-wait-hotplug,--no-wait-for-hotplug", v.no_wait,
                "do not wait for the hotplug script; bridge the TAP ourselves")
       ->excludes(wait);
+  app.add_option("--user", v.user,
+                 "after setup, run as this unprivileged user (default: stay root, "
+                 "capabilities dropped)")
+      ->check(parsed_by(detail::parse_user_name));
+  app.add_option("--seccomp", v.seccomp,
+                 "a system call outside the allow-list: kill (default), log, off")
+      ->check(CLI::IsMember({"off", "log", "kill"}));
   app.add_flag("--keep-vifs", v.keep_vifs,
                "on SIGTERM/SIGINT leave vifs Connected with their TAPs for the next daemon");
 }
@@ -264,6 +275,10 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   }
   if (v.keep_vifs) {
     s.keep_vifs = true;
+  }
+  s.user = given(app, "--user", v.user);
+  if (app.count("--seccomp") > 0) {
+    s.seccomp = service::parse_syscall_filter_mode(v.seccomp);
   }
   return s;
 }

@@ -1,5 +1,6 @@
 // unetbackd's life: logging, the kernel-netback check, XenStore and the
-// platform, dropping capabilities before any thread exists, then the
+// platform, then, before any thread exists, dropping capabilities, leaving uid 0
+// for the configured user and installing the seccomp allow-list, then the
 // supervisor on the io_context until a signal walks every vif to Closed
 // (or, with keep-vifs, leaves them Connected for the next daemon).
 
@@ -15,6 +16,7 @@
 #include <array>
 #include <csignal>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "control_commands.hpp"
@@ -28,6 +30,7 @@
 #include "unetback/service/notify.hpp"
 #include "unetback/service/privileges.hpp"
 #include "unetback/service/state_directory.hpp"
+#include "unetback/service/syscall_filter.hpp"
 #include "unetback/service/watchdog.hpp"
 #include "unetback/steering/rss_program.hpp"
 #include "unetback/tap/tap_device.hpp"
@@ -39,6 +42,7 @@ namespace {
 
 // Everything built before the event loop; no thread is started here.
 struct daemon_parts {
+  std::optional<service::account> user;  // whom the daemon runs as after setup
   xs::client xs;
   std::unique_ptr<platform::platform> platform;
   std::unique_ptr<steering::rss_program> steering;  // null: unavailable
@@ -63,7 +67,7 @@ std::unique_ptr<steering::rss_program> load_steering() {
   }
 }
 
-daemon_parts setup(const daemon_options& o) {
+daemon_parts setup(const daemon_options& o, std::optional<service::account> user) {
   // XENSTORED_PATH is set here, while the process is still single-threaded.
   xs::client xs = o.xenstore ? xs::client::open(*o.xenstore) : xs::client();
   const domid self = xs.own_domid();
@@ -72,10 +76,15 @@ daemon_parts setup(const daemon_options& o) {
   po.self = self;
   auto plat = platform::make_platform(o.platform, po);
   auto steering = load_steering();
-  auto state = std::make_unique<service::state_directory>(o.state_dir);
+  auto state = std::make_unique<service::state_directory>(o.state_dir, user);
   auto queues = control::make_datapath_queue_factory(*plat, steering.get(), state->path());
-  return daemon_parts{std::move(xs),    std::move(plat),   std::move(steering),
-                      std::move(state), std::move(queues), control::make_kernel_tap_factory()};
+  return daemon_parts{std::move(user),
+                      std::move(xs),
+                      std::move(plat),
+                      std::move(steering),
+                      std::move(state),
+                      std::move(queues),
+                      control::make_kernel_tap_factory()};
 }
 
 // metrics-listen is opt-in: without it no socket is opened. Bound before the
@@ -94,6 +103,26 @@ void open_metrics_listener(std::optional<metrics::http_listener>& into, boost::a
   }
 }
 
+// Least privilege for the rest of the daemon's life: the kept capabilities, the
+// configured user, the seccomp allow-list. Before any thread starts, so that
+// every thread inherits all three.
+void contain(const daemon_options& o, const daemon_parts& parts) {
+  // The sim platform opens each guest's memory through /proc/<pid>/fd of a
+  // netfront-sim that runs with full capabilities, which the kernel's ptrace
+  // access check only allows with CAP_SYS_PTRACE (docs/sim-platform.md).
+  static constexpr std::array<int, 2> sim_capabilities{CAP_NET_ADMIN, CAP_SYS_PTRACE};
+  const std::span<const int> keep =
+      o.platform == "sim" ? std::span<const int>(sim_capabilities) : service::daemon_capabilities;
+  const service::account* user = parts.user ? &*parts.user : nullptr;
+  const auto kept = service::drop_privileges(keep, user);
+  service::install_syscall_filter(o.seccomp);
+  spdlog::info("after setup: user {}, capabilities {}, seccomp {}",
+               user ? fmt::format("{} (uid {})", user->name, user->uid) : "root (uid 0)", kept,
+               o.seccomp == service::syscall_filter_mode::off   ? "off"
+               : o.seccomp == service::syscall_filter_mode::log ? "log (allow-list not enforced)"
+                                                                : "allow-list");
+}
+
 int serve(const daemon_options& o, daemon_parts& parts) {
   boost::asio::io_context io;
   control::supervisor sup(io.get_executor(), parts.xs, *parts.queues, *parts.taps, o.supervisor);
@@ -109,13 +138,7 @@ int serve(const daemon_options& o, daemon_parts& parts) {
   } catch (const std::system_error& e) {
     spdlog::warn("bridge changes of the vifs' TAPs will not be logged: {}", e.what());
   }
-  // The sim platform opens each guest's memory through /proc/<pid>/fd of a
-  // netfront-sim that runs with full capabilities, which the kernel's ptrace
-  // access check only allows with CAP_SYS_PTRACE (docs/sim-platform.md).
-  static constexpr std::array<int, 2> sim_capabilities{CAP_NET_ADMIN, CAP_SYS_PTRACE};
-  const auto kept =
-      o.platform == "sim" ? service::drop_privileges(sim_capabilities) : service::drop_privileges();
-  spdlog::info("capabilities after setup: {}", kept);
+  contain(o, parts);
   sup.start();  // the first XenStore watch starts libxenstore's reader thread
   service::notify_ready(fmt::format("serving {} vifs", sup.vif_count()));
   service::watchdog wd(io);
@@ -149,9 +172,18 @@ int run(const daemon_options& o) {
     spdlog::critical("{}", *problem);
     return exit_failure;
   }
+  std::optional<service::account> user;
+  try {
+    if (o.user) {
+      user = service::lookup_account(*o.user);
+    }
+  } catch (const std::invalid_argument& e) {
+    spdlog::critical("{}", e.what());
+    return exit_usage;
+  }
   std::optional<daemon_parts> parts;
   try {
-    parts.emplace(setup(o));
+    parts.emplace(setup(o, std::move(user)));
   } catch (const std::invalid_argument& e) {
     spdlog::critical("platform {}: {}", o.platform, e.what());
     return exit_usage;

@@ -1,7 +1,9 @@
 #include "unetback/service/privileges.hpp"
 
 #include <cap-ng.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -78,9 +80,33 @@ void check_bounding_set(std::span<const int> keep) {
   }
 }
 
+void apply(capng_select_t what, const char* step) {
+  if (const int rc = capng_apply(what); rc != 0) {
+    throw std::runtime_error(std::string("capng_apply (") + step + ") failed (" +
+                             std::to_string(rc) + "): " + std::strerror(errno));
+  }
+}
+
+void check(int rc, const std::string& what) {
+  if (rc != 0) {
+    throw std::system_error(errno, std::generic_category(), what);
+  }
+}
+
+// Leaves uid 0 for `a`, keeping the permitted set (PR_SET_KEEPCAPS); the kernel
+// clears the effective set at the uid change; the caller then applies the kept
+// set, a subset of the permitted one.
+void switch_identity(const account& a) {
+  check(::prctl(PR_SET_KEEPCAPS, 1UL, 0UL, 0UL, 0UL), "prctl(PR_SET_KEEPCAPS)");
+  check(::initgroups(a.name.c_str(), a.gid), "initgroups " + a.name);
+  check(::setresgid(a.gid, a.gid, a.gid), "setresgid " + std::to_string(a.gid));
+  check(::setresuid(a.uid, a.uid, a.uid), "setresuid " + std::to_string(a.uid));
+  check(::prctl(PR_SET_KEEPCAPS, 0UL, 0UL, 0UL, 0UL), "prctl(PR_SET_KEEPCAPS, 0)");
+}
+
 }  // namespace
 
-std::string drop_privileges(std::span<const int> keep) {
+std::string drop_privileges(std::span<const int> keep, const account* run_as) {
   if (const auto threads = thread_count(); threads > 1) {
     throw std::logic_error("drop_privileges: " + std::to_string(threads) +
                            " threads exist; capabilities are per thread, so it must run "
@@ -88,18 +114,30 @@ std::string drop_privileges(std::span<const int> keep) {
   }
   capng_get_caps_process();
   if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE) {
+    if (run_as != nullptr) {
+      throw std::runtime_error("switching to user " + run_as->name +
+                               " needs root: this process has no capabilities");
+    }
     set_no_new_privs();
     return "none";
   }
   const bool can_drop_bounds = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP) == 1;
-  build_state(keep);
-  const auto what = can_drop_bounds
-                        ? CAPNG_SELECT_ALL
-                        : static_cast<capng_select_t>(CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT);
-  if (const int rc = capng_apply(what); rc != 0) {
-    throw std::runtime_error("capng_apply failed (" + std::to_string(rc) +
-                             "): " + std::strerror(errno));
+  const bool can_switch = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) == 1 &&
+                          capng_have_capability(CAPNG_EFFECTIVE, CAP_SETGID) == 1;
+  if (run_as != nullptr && !can_switch) {
+    throw std::runtime_error("switching to user " + run_as->name +
+                             " needs CAP_SETUID and CAP_SETGID: start unetbackd as root");
   }
+  build_state(keep);
+  // The bounding set while CAP_SETPCAP is still effective; shrinking it does not
+  // take CAP_SETUID/CAP_SETGID from the effective set the switch needs.
+  if (can_drop_bounds) {
+    apply(CAPNG_SELECT_BOUNDS, "bounding set");
+  }
+  if (run_as != nullptr) {
+    switch_identity(*run_as);
+  }
+  apply(static_cast<capng_select_t>(CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT), "capability sets");
   if (!can_drop_bounds) {
     check_bounding_set(keep);
   }

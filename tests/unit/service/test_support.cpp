@@ -83,6 +83,7 @@ child_result run_in_child(const std::function<std::string()>& fn) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return result;
 }
 

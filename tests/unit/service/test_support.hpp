@@ -35,6 +35,7 @@ class fake_notify_socket {
 
 struct child_result {
   int exit_code = -1;  ///< exit status, or -1 if it died by a signal
+  int signal = 0;      ///< the signal that killed it; 0 if it exited
   std::string output;  ///< what the child function returned
 };
 

@@ -334,7 +334,7 @@ libxl_errors() {
 
 # ---- unetbackd's counters: `unetbackctl stats --json` while the daemon serves its control
 # socket, and the per-queue "counters at disconnect: {json}" lines of its log
-UNETBACKD_SOCKET=/run/unetbackd.sock
+UNETBACKD_SOCKET=/run/unetback/unetbackd.sock
 unetbackd_ctl_ok() { [ -x "$UNETBACKCTL" ] && [ -S "$UNETBACKD_SOCKET" ]; }
 unetbackd_stats() { "$UNETBACKCTL" stats --json --all "$@" 2>&1; }
 # queue_counter_sum VIF COUNTER: COUNTER summed over VIF's queues (`stats --json`)

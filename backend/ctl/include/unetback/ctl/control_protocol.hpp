@@ -11,7 +11,7 @@
 namespace unetback::ctl {
 
 /// Default socket path of the daemon.
-inline constexpr std::string_view default_socket_path = "/run/unetbackd.sock";
+inline constexpr std::string_view default_socket_path = "/run/unetback/unetbackd.sock";
 /// Longest request line the daemon reads (anything longer closes the connection).
 inline constexpr std::size_t max_request_bytes = std::size_t{64} * 1024;
 

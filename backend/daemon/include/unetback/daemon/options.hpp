@@ -16,6 +16,7 @@
 
 #include "unetback/control/supervisor.hpp"
 #include "unetback/service/logging.hpp"
+#include "unetback/service/syscall_filter.hpp"
 
 namespace unetback::daemon {
 
@@ -31,8 +32,8 @@ enum exit_status : int {
 struct daemon_options {
   std::string platform = "xen";  ///< "xen" | "sim"
   std::string sim_dir = "/run/unetback-sim";
-  std::optional<std::string> xenstore;                 ///< XENSTORED_PATH override
-  std::string control_socket = "/run/unetbackd.sock";  ///< unetbackctl's peer
+  std::optional<std::string> xenstore;                          ///< XENSTORED_PATH override
+  std::string control_socket = "/run/unetback/unetbackd.sock";  ///< unetbackctl's peer
   /// Where the HTTP listener serves GET /metrics; none (the default): no
   /// socket is opened.
   std::optional<boost::asio::ip::tcp::endpoint> metrics_listen;
@@ -44,6 +45,11 @@ struct daemon_options {
   /// SIGTERM/SIGINT leave every vif Connected with its TAP (for an upgrade:
   /// the next daemon resumes them) instead of walking them to Closed.
   bool keep_vifs = false;
+  /// After setup, run as this user (service::drop_privileges); none: stay uid 0
+  /// with the kept capabilities.
+  std::optional<std::string> user;
+  /// What a system call outside the allow-list does (service::syscall_filter).
+  service::syscall_filter_mode seccomp = service::syscall_filter_mode::kill;
 };
 
 /// Parsing stopped: print `message` (to stdout for exit_ok, else stderr)

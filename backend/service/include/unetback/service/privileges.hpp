@@ -2,9 +2,11 @@
 // Least privilege for unetbackd: once setup is done (XenStore connected, control
 // socket bound, event loop built) the daemon keeps only the capabilities its
 // steady state needs, in its effective, permitted and bounding sets, and sets
-// no_new_privs. It keeps running as uid 0: /dev/xen/{gntdev,evtchn,xenbus}, the
-// xenstored socket and /run are root-owned 0600/0755, so ownership, not
-// CAP_DAC_OVERRIDE, grants access to them.
+// no_new_privs. Given an account (`user`, unetbackd(8)), it also leaves uid 0 for
+// that user, its primary group and its supplementary groups: a memory-safety
+// bug then holds no root-owned file, no D-Bus or systemd privilege. The user
+// reaches /dev/xen/{gntdev,evtchn,xenbus} through a group (the package's udev
+// rule gives the `unetback` group rw on them), never through CAP_DAC_OVERRIDE.
 //
 // What is kept, and why:
 // * CAP_NET_ADMIN: every vif that appears later needs TUNSETIFF (create the
@@ -22,6 +24,8 @@
 #include <span>
 #include <string>
 
+#include "unetback/service/account.hpp"
+
 namespace unetback::service {
 
 /// The capabilities unetbackd keeps after setup (see the file comment).
@@ -35,10 +39,15 @@ inline constexpr std::array<int, 1> daemon_capabilities{CAP_NET_ADMIN};
 /// CapabilityBoundingSet=). A process without capabilities (an unprivileged
 /// simulation run) only gets no_new_privs.
 ///
+/// With `run_as`, the process then switches its uids, gids and supplementary
+/// groups to that account's, keeping `keep` across the switch (PR_SET_KEEPCAPS);
+/// that needs CAP_SETUID and CAP_SETGID, which are not kept afterwards.
+///
 /// Capabilities are per thread: call it before starting any thread. Returns the
 /// effective set afterwards as text ("net_admin", "none") for the log. Throws
 /// std::logic_error when more than one thread exists, std::runtime_error when the
-/// kernel refuses a change.
-std::string drop_privileges(std::span<const int> keep = daemon_capabilities);
+/// kernel refuses a change or `run_as` is given without the capabilities to switch.
+std::string drop_privileges(std::span<const int> keep = daemon_capabilities,
+                            const account* run_as = nullptr);
 
 }  // namespace unetback::service

@@ -20,11 +20,12 @@
 
 namespace unetback::util {
 
-/// Why `st` (a file or directory) is not ours, or what group or others may do
-/// with it beyond `allowed` permission bits; "" when nothing.
-[[nodiscard]] inline std::string ownership_problem(const struct stat& st, mode_t allowed) {
-  if (st.st_uid != ::geteuid()) {
-    return fmt::format("owned by uid {}, not {}", st.st_uid, ::geteuid());
+/// Why `st` (a file or directory) is not `owner`'s (by default ours), or what
+/// group or others may do with it beyond `allowed` permission bits; "" when nothing.
+[[nodiscard]] inline std::string ownership_problem(const struct stat& st, mode_t allowed,
+                                                   uid_t owner = ::geteuid()) {
+  if (st.st_uid != owner) {
+    return fmt::format("owned by uid {}, not {}", st.st_uid, owner);
   }
   if ((st.st_mode & 077 & ~allowed) != 0) {
     return fmt::format("mode {:04o}: group or others may {}", st.st_mode & 07777,
@@ -33,12 +34,14 @@ namespace unetback::util {
   return {};
 }
 
-/// Why `st` is not a file only we could have written; "" when it is.
-[[nodiscard]] inline std::string private_file_problem(const struct stat& st) {
+/// Why `st` is not a file only `owner` (by default we) could have written; ""
+/// when it is.
+[[nodiscard]] inline std::string private_file_problem(const struct stat& st,
+                                                      uid_t owner = ::geteuid()) {
   if (!S_ISREG(st.st_mode)) {
     return "not a regular file";
   }
-  if (std::string problem = ownership_problem(st, 0); !problem.empty()) {
+  if (std::string problem = ownership_problem(st, 0, owner); !problem.empty()) {
     return problem;
   }
   if (st.st_nlink != 1) {
@@ -47,12 +50,14 @@ namespace unetback::util {
   return {};
 }
 
-/// Why `st` is not a directory only we may change; "" when it is.
-[[nodiscard]] inline std::string private_directory_problem(const struct stat& st) {
+/// Why `st` is not a directory only `owner` (by default we) may change; "" when
+/// it is.
+[[nodiscard]] inline std::string private_directory_problem(const struct stat& st,
+                                                           uid_t owner = ::geteuid()) {
   if (!S_ISDIR(st.st_mode)) {
     return "not a directory";
   }
-  return ownership_problem(st, 055);  // group and others may read and enter it
+  return ownership_problem(st, 055, owner);  // group and others may read and enter it
 }
 
 /// open(2) with O_NOFOLLOW and O_CLOEXEC (and mode 0600 for O_CREAT), then
