@@ -40,7 +40,8 @@ TEST_F(GuestRx, FrameLandsInPostedBufferWithResponse) {
   EXPECT_EQ(c.rx_bytes, f.size());
   EXPECT_EQ(c.rx_slots, 1U);
   EXPECT_EQ(c.grant_copy_calls, 1U);
-  EXPECT_GE(evtchn().notifies_to(tx_port), 1);
+  // The worker publishes the responses before it notifies: wait for the kick.
+  EXPECT_TRUE(wait_until([&] { return evtchn().notifies_to(tx_port) >= 1; }));
 }
 
 TEST_F(GuestRx, NoBuffersPostedMeansTapIsNotRead) {
