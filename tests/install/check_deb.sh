@@ -70,7 +70,7 @@ check "postinst neither starts nor restarts the unit" no_start
 check "prerm stops unetbackd.service on remove" \
   grep -qE 'deb-systemd-invoke stop .?unetbackd\.service' "$WORK/control/prerm"
 check "postinst creates the daemon's user before the tmpfiles snippet" \
-  awk '/adduser --system/ {u = NR} /systemd-tmpfiles/ {t = NR} END {exit !(u && t && u < t)}' \
+  awk '/adduser --system/ && !u {u = NR} /systemd-tmpfiles/ && !t {t = NR} END {exit !(u && t && u < t)}' \
     "$WORK/control/postinst"
 dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/unetbackd.service >"$WORK/unit"
 check "the unit runs the daemon as user unetback" grep -qE '^ExecStart=.* --user unetback' "$WORK/unit"
