@@ -218,7 +218,7 @@ void define(CLI::App& app, cli_values& v) {
       ->check(parsed_by(detail::parse_user_name));
   app.add_option("--seccomp", v.seccomp,
                  "a system call outside the allow-list: kill (default), log, off")
-      ->check(CLI::IsMember({"off", "log", "kill"}));
+      ->check(parsed_by(service::parse_syscall_filter_mode));
   app.add_flag("--keep-vifs", v.keep_vifs,
                "on SIGTERM/SIGINT leave vifs Connected with their TAPs for the next daemon");
 }
