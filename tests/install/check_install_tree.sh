@@ -27,11 +27,17 @@ check "unit is Type=notify" grep -qx 'Type=notify' "$unit"
 check "unit has a watchdog" grep -qE '^WatchdogSec=[1-9]' "$unit"
 check "unit starts /usr/sbin/unetbackd --platform xen" \
   grep -qE '^ExecStart=/usr/sbin/unetbackd --platform xen( |$)' "$unit"
-check "unit bounds capabilities to CAP_NET_ADMIN and CAP_BPF (the steering program's load)" \
-  grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN CAP_BPF' "$unit"
+# CAP_BPF: the steering program's load; CAP_SETUID/CAP_SETGID/CAP_SETPCAP: the
+# switch to user unetback and the bounding set's shrink, both before any thread starts
+check "unit bounds capabilities to CAP_NET_ADMIN, CAP_BPF and the user switch's" \
+  grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN CAP_BPF CAP_SETUID CAP_SETGID CAP_SETPCAP' "$unit"
+check "unit runs the daemon as user unetback" \
+  grep -qE '^ExecStart=/usr/sbin/unetbackd .*--user unetback( |$)' "$unit"
 # @system-service lacks bpf(2) (it is in @privileged): without it the steering program
-# cannot load under the unit and the daemon runs without RX steering
-check "unit's system-call filter allows bpf(2)" grep -qx 'SystemCallFilter=bpf' "$unit"
+# cannot load under the unit and the daemon runs without RX steering; seccomp(2) installs
+# the daemon's own allow-list
+check "unit's system-call filter allows bpf(2) and seccomp(2)" \
+  grep -qx 'SystemCallFilter=bpf seccomp' "$unit"
 check "unit allows /dev/net/tun" grep -qx 'DeviceAllow=/dev/net/tun rw' "$unit"
 
 modprobe_conf=$root/lib/modprobe.d/unetback.conf
