@@ -29,11 +29,14 @@
 #include "unetback/rings/ids.hpp"
 #include "unetback/sim/guest_domain.hpp"
 #include "unetback/sim/netfront/frontend_device.hpp"
+#include "unetback/sim/netfront/guest_multicast.hpp"
 #include "unetback/sim/netfront/guest_tap.hpp"
+#include "unetback/sim/netfront/personality.hpp"
 #include "unetback/sim/netfront/ring_attack.hpp"
 #include "unetback/sim/netfront/sim_frontend_memory.hpp"
 #include "unetback/sim/netfront/xen_frontend_memory.hpp"
 #include "unetback/util/guarded_main.hpp"
+#include "unetback/util/rate_limit.hpp"
 #include "unetback/xs/watcher.hpp"
 
 namespace {
@@ -72,7 +75,15 @@ struct cli_options {
   std::string attack;
   std::vector<std::string> set_keys;
   unsigned attack_wait_ms = 3000;
+  std::string personality = "linux";
+  bool no_csum_offload = false;
+  bool multicast_control = false;
+  unsigned multicast_toggle_ms = 0;
+  unsigned tx_slot_bytes = rings::page_size;
 };
+
+/// How often the guest interface's multicast list is read and sent on.
+constexpr std::chrono::milliseconds multicast_sync_period{200};
 
 void add_options(CLI::App& app, cli_options& o) {
   app.add_option("--platform", o.platform,
@@ -90,6 +101,29 @@ void add_options(CLI::App& app, cli_options& o) {
   app.add_flag("--split-event-channels", o.split, "one event channel per direction");
   app.add_flag("--no-sg", o.no_sg, "do not offer feature-sg");
   app.add_flag("--no-gso", o.no_gso, "do not offer feature-gso-tcpv4/v6");
+  app.add_option("--personality", o.personality,
+                 "the guest to behave like: linux (xen-netfront) | xenvif (Windows PV drivers: "
+                 "4 queues, split event channels, control ring, multicast control toggled) | "
+                 "gplpv (19-slot TSO frames) | minios (no SG, GSO or checksum offload); the "
+                 "options below override it")
+      ->check([](const std::string& name) {
+        return sim::parse_personality(name)
+                   ? std::string()
+                   : "one of: " + fmt::format("{}", fmt::join(sim::personality_names(), ", "));
+      })
+      ->capture_default_str();
+  app.add_flag("--no-csum-offload", o.no_csum_offload,
+               "write feature-no-csum-offload: full checksums both ways");
+  app.add_flag("--multicast-control", o.multicast_control,
+               "request-multicast-control: send the guest interface's multicast list");
+  app.add_option("--multicast-toggle-ms", o.multicast_toggle_ms,
+                 "turn request-multicast-control off and on every N ms, never re-sending the "
+                 "list (0: never)")
+      ->check(CLI::Range(0, 3600000));
+  app.add_option("--tx-slot-bytes", o.tx_slot_bytes,
+                 "payload per TX data slot (a page, as Linux; the least gives 65535-byte "
+                 "frames 19 slots)")
+      ->check(CLI::Range(sim::min_tx_slot_bytes, static_cast<std::uint32_t>(rings::page_size)));
   app.add_option("--mtu", o.mtu, "guest interface MTU")->check(CLI::Range(68, 65521));
   app.add_flag("--ctrl-ring", o.ctrl_ring, "set up a control ring and send a Toeplitz config");
   app.add_option("--hash-mapping", o.hash_mapping,
@@ -170,26 +204,53 @@ sim::domain_config domain_config_for(const cli_options& o) {
   return c;
 }
 
-sim::tap_opener make_tap_opener(const cli_options& o) {
-  return [o](std::uint32_t queues, const sim::backend_features& be,
-             const std::optional<std::string>& mac) {
+/// The frontend this run plays: the personality's profile, then the options
+/// given on the command line.
+sim::personality_profile effective_profile(const CLI::App& app, const cli_options& o) {
+  sim::personality_profile p = sim::profile_of(
+      sim::parse_personality(o.personality).value_or(sim::personality::linux_netfront));
+  sim::frontend_request& r = p.request;
+  if (app.count("--queues") != 0) {
+    r.queues = o.queues;
+  }
+  r.split_event_channels |= o.split;
+  r.sg &= !o.no_sg;
+  r.gso &= !o.no_gso;
+  r.no_csum_offload |= o.no_csum_offload;
+  r.ipv6_csum_offload &= !r.no_csum_offload;
+  r.ctrl_ring |= o.ctrl_ring;
+  r.multicast_control |= o.multicast_control;
+  if (app.count("--multicast-toggle-ms") != 0) {
+    p.multicast_toggle_ms = o.multicast_toggle_ms;
+  }
+  if (app.count("--tx-slot-bytes") != 0) {
+    r.tx_slot_bytes = o.tx_slot_bytes;
+  }
+  return p;
+}
+
+sim::tap_opener make_tap_opener(const cli_options& o, const sim::frontend_request& r) {
+  return [o, r](std::uint32_t queues, const sim::backend_features& be,
+                const std::optional<std::string>& mac) {
     sim::guest_tap_options t;
     t.netns = o.netns;
     t.ifname = o.ifname;
     t.queues = queues;
-    t.offload_flags = TUN_F_CSUM;
-    if (!o.no_gso && be.sg && be.gso_tcpv4) {
+    // Without checksum offload the guest stack completes every checksum itself.
+    t.offload_flags = r.no_csum_offload ? 0U : unsigned{TUN_F_CSUM};
+    const bool tso = !r.no_csum_offload && r.sg && r.gso && be.sg;
+    if (tso && be.gso_tcpv4) {
       t.offload_flags |= TUN_F_TSO4;
     }
-    if (!o.no_gso && be.sg && be.gso_tcpv6) {
+    if (tso && be.gso_tcpv6) {
       t.offload_flags |= TUN_F_TSO6;
     }
     t.mtu = o.mtu;
     t.mac = mac;
     t.tx_select =
         sim::parse_tx_queue_select(o.tx_queue_select).value_or(sim::tx_queue_select::flow);
-    if (t.mtu && *t.mtu > 1500 && !be.sg) {
-      spdlog::warn("backend lacks feature-sg: MTU clamped to 1500");
+    if (t.mtu && *t.mtu > 1500 && !(be.sg && r.sg)) {
+      spdlog::warn("no scatter-gather (backend or frontend): MTU clamped to 1500");
       t.mtu = 1500;
     }
     return sim::open_guest_tap(t);
@@ -207,6 +268,10 @@ nlohmann::json counters_json(sim::frontend_device& dev, int code) {
   for (const sim::queue_counters& c : dev.retired_counters()) {
     const auto v = [](const std::atomic<std::uint64_t>& a) { return a.load(); };
     out["queues"].push_back({{"tx_packets", v(c.tx_packets)},
+                             {"tx_max_slots", v(c.tx_max_slots)},
+                             {"rx_partial_csum", v(c.rx_partial_csum)},
+                             {"mcast_sent", v(c.mcast_sent)},
+                             {"mcast_errors", v(c.mcast_errors)},
                              {"tx_bytes", v(c.tx_bytes)},
                              {"tx_dropped", v(c.tx_dropped)},
                              {"tx_error_responses", v(c.tx_error_responses)},
@@ -233,10 +298,73 @@ nlohmann::json attack_report(sim::frontend_device& dev, sim::ring_attack attack,
   return j;
 }
 
+/// The guest side of multicast control once connected: the interface's list
+/// followed every multicast_sync_period; with a toggle period,
+/// request-multicast-control turned off and on again (XenVif when NDIS goes
+/// to all-multicast and back), never re-sending the list.
+class multicast_follower {
+ public:
+  multicast_follower(boost::asio::io_context& io, sim::frontend_device& dev, const cli_options& o,
+                     std::uint32_t toggle_ms)
+      : dev_(dev), o_(o), toggle_period_(toggle_ms), sync_timer_(io), toggle_timer_(io) {}
+
+  /// Once: a reconnection finds the timers running.
+  void start() {
+    if (started_) {
+      return;
+    }
+    started_ = true;
+    sync();
+    if (toggle_period_.count() != 0) {
+      schedule_toggle();
+    }
+  }
+  [[nodiscard]] unsigned toggles() const { return toggles_; }
+
+ private:
+  void sync() {
+    try {
+      dev_.sync_multicast_list(sim::read_multicast_list(o_.netns, o_.ifname));
+    } catch (const std::exception& e) {
+      UNETBACK_LOG_RATELIMITED(spdlog::level::warn, "multicast list: {}", e.what());
+    }
+    sync_timer_.expires_after(multicast_sync_period);
+    sync_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) {
+        sync();
+      }
+    });
+  }
+  void schedule_toggle() {
+    toggle_timer_.expires_after(toggle_period_);
+    toggle_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) {
+        return;
+      }
+      on_ = !on_;
+      dev_.set_multicast_control(on_);
+      toggles_ += on_ ? 1 : 0;  // a whole off-and-on
+      schedule_toggle();
+    });
+  }
+
+  sim::frontend_device& dev_;
+  const cli_options& o_;
+  std::chrono::milliseconds toggle_period_;
+  boost::asio::steady_timer sync_timer_;
+  boost::asio::steady_timer toggle_timer_;
+  bool started_ = false;
+  bool on_ = true;
+  unsigned toggles_ = 0;
+};
+
 /// Runs the device until a signal, a close, a failure or the end of an
-/// --attack (its report in `attack`); returns the exit code.
-int run(sim::frontend_device& dev, const cli_options& o, nlohmann::json& attack) {
+/// --attack; returns the exit code, and in `report` the attack's and the
+/// multicast follower's results.
+int run(sim::frontend_device& dev, const cli_options& o, const sim::personality_profile& profile,
+        nlohmann::json& report) {
   boost::asio::io_context io;
+  multicast_follower multicast(io, dev, o, profile.multicast_toggle_ms);
   int code = ok;
   const auto finish = [&](int c) {
     code = c;
@@ -259,9 +387,12 @@ int run(sim::frontend_device& dev, const cli_options& o, nlohmann::json& attack)
           }
           if (const auto a = sim::parse_ring_attack(o.attack)) {
             boost::asio::post(io, [&, a] {
-              attack = attack_report(dev, *a, std::chrono::milliseconds(o.attack_wait_ms));
+              report["attack"] =
+                  attack_report(dev, *a, std::chrono::milliseconds(o.attack_wait_ms));
               finish(ok);
             });
+          } else if (profile.request.multicast_control) {
+            multicast.start();
           }
           break;
         case sim::frontend_device::outcome::closed:
@@ -301,6 +432,9 @@ int run(sim::frontend_device& dev, const cli_options& o, nlohmann::json& attack)
     }
   });
   io.run();
+  if (profile.request.multicast_control) {
+    report["multicast_toggles"] = multicast.toggles();
+  }
   return code;
 }
 
@@ -348,6 +482,7 @@ int run_program(int argc, char** argv) {
   const auto level = spdlog::level::from_str(o.log_level);
   spdlog::set_default_logger(spdlog::stderr_color_mt("netfront-sim"));
   spdlog::set_level(level);
+  const sim::personality_profile profile = effective_profile(app, o);
   guest g;
   std::unique_ptr<sim::frontend_device> dev;
   try {
@@ -355,29 +490,29 @@ int run_program(int argc, char** argv) {
     sim::device_options d;
     d.self = g.self;
     d.devid = o.devid;
-    d.request = {o.queues, o.split, !o.no_sg, !o.no_gso, true, o.ctrl_ring};
+    d.request = profile.request;
     d.reconnect = o.reconnect;
     d.hash_mapping = o.hash_mapping;
     for (const std::string& kv : o.set_keys) {
       const auto eq = kv.find('=');
       d.key_overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     }
-    dev = std::make_unique<sim::frontend_device>(*g.memory, *g.xs, d, make_tap_opener(o));
+    dev = std::make_unique<sim::frontend_device>(*g.memory, *g.xs, d,
+                                                 make_tap_opener(o, profile.request));
     dev->write_state(sim::xenbus_state::initialising);
   } catch (const std::exception& e) {
     spdlog::error("setup failed: {}", e.what());
     return setup_failed;
   }
-  nlohmann::json attack;
-  int code = run(*dev, o, attack);
+  nlohmann::json results = nlohmann::json::object();
+  int code = run(*dev, o, profile, results);
   dev->close();
   if (code == ok && dev->faulted()) {
     code = backend_fault;
   }
   nlohmann::json report = counters_json(*dev, code);
-  if (!attack.is_null()) {
-    report["attack"] = attack;
-  }
+  report["personality"] = o.personality;
+  report.update(results);
   std::cout << report.dump() << std::endl;
   return code;
 }

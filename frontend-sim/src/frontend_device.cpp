@@ -1,5 +1,6 @@
 #include "unetback/sim/netfront/frontend_device.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -32,6 +33,10 @@ void add_counters(queue_counters& into, const queue_counters& from) {
   add(into.rx_dropped, from.rx_dropped);
   add(into.grants_busy, from.grants_busy);
   add(into.events, from.events);
+  add(into.rx_partial_csum, from.rx_partial_csum);
+  add(into.mcast_sent, from.mcast_sent);
+  add(into.mcast_errors, from.mcast_errors);
+  into.tx_max_slots.store(std::max(into.tx_max_slots.load(), from.tx_max_slots.load()));
 }
 
 }  // namespace
@@ -185,6 +190,32 @@ void frontend_device::teardown() {
   queues_.clear();
   ctrl_.reset();
   connected_ = false;
+  mcast_sent_.clear();  // a new connection starts with the backend's list empty
+}
+
+void frontend_device::sync_multicast_list(const std::vector<mac_bytes>& macs) {
+  if (!connected_ || queues_.empty() || !be_features_.multicast_control ||
+      !options_.request.multicast_control) {
+    return;
+  }
+  const auto listed = [](const std::vector<mac_bytes>& list, const mac_bytes& mac) {
+    return std::find(list.begin(), list.end(), mac) != list.end();
+  };
+  for (const mac_bytes& mac : mcast_sent_) {
+    if (!listed(macs, mac)) {
+      queues_.front()->post_multicast({false, mac});
+    }
+  }
+  for (const mac_bytes& mac : macs) {
+    if (!listed(mcast_sent_, mac)) {
+      queues_.front()->post_multicast({true, mac});
+    }
+  }
+  mcast_sent_ = macs;
+}
+
+void frontend_device::set_multicast_control(bool on) {
+  xs_.write(fe_path_ + "/request-multicast-control", on ? "1" : "0");
 }
 
 void frontend_device::close() {

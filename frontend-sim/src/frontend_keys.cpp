@@ -44,6 +44,7 @@ backend_features read_backend_features(const key_reader& read) {
   f.ipv6_csum_offload = read_flag(read, "feature-ipv6-csum-offload");
   f.split_event_channels = read_flag(read, "feature-split-event-channels");
   f.ctrl_ring = read_flag(read, "feature-ctrl-ring");
+  f.multicast_control = read_flag(read, "feature-multicast-control");
   if (const auto v = read("multi-queue-max-queues")) {
     const auto n = parse_u32(*v);
     if (!n || *n == 0) {
@@ -89,7 +90,13 @@ std::vector<std::pair<std::string, std::string>> build_frontend_keys(
   put("feature-sg", req.sg ? 1 : 0);
   put("feature-gso-tcpv4", req.sg && req.gso ? 1 : 0);
   put("feature-gso-tcpv6", req.sg && req.gso ? 1 : 0);
-  put("feature-ipv6-csum-offload", req.ipv6_csum_offload ? 1 : 0);
+  put("feature-ipv6-csum-offload", req.ipv6_csum_offload && !req.no_csum_offload ? 1 : 0);
+  if (req.no_csum_offload) {
+    put("feature-no-csum-offload", 1);
+  }
+  if (req.multicast_control && be.multicast_control) {
+    put("request-multicast-control", 1);
+  }
   if (ctrl) {
     put("ctrl-ring-ref", ctrl->ring_ref.value());
     put("event-channel-ctrl", ctrl->port.value());

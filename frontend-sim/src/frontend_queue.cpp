@@ -35,10 +35,12 @@ frontend_queue::frontend_queue(frontend_memory& memory, const queue_setup& setup
     tx_free_ids_.push_back(static_cast<std::uint16_t>(tx_ids - 1 - id));
   }
   tx_in_flight_.assign(tx_ids, false);
+  tx_control_.assign(tx_ids, false);
   for (std::uint32_t id = 0; id < rx_ids; ++id) {
     rx_slots_.push_back(memory_.claim_slot(be, grant_mode::read_write));
   }
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
 frontend_queue::~frontend_queue() {
@@ -60,6 +62,7 @@ frontend_queue::~frontend_queue() {
   }
   ev_.reset();  // closes the ports
   ::close(stop_fd_);
+  ::close(wake_fd_);
 }
 
 queue_keys frontend_queue::keys() const {
@@ -115,6 +118,10 @@ void frontend_queue::run(platform::frame_port& tap) {
   while (!faulted_.load()) {
     process_tx_responses();
     process_rx_responses(tap);
+    if (mcast_posted_.load(std::memory_order_acquire) && send_multicast_changes() &&
+        tx_.push_requests_and_check_notify()) {
+      ev_->notify(tx_port_);
+    }
     if (tx_has_room()) {
       transmit_from_tap(tap);
     }
@@ -136,10 +143,15 @@ void frontend_queue::run(platform::frame_port& tap) {
 }
 
 void frontend_queue::wait_for_work(platform::frame_port& tap, bool tx_room) {
-  std::array<pollfd, 3> fds{pollfd{stop_fd_, POLLIN, 0}, pollfd{ev_->fd(), POLLIN, 0},
-                            pollfd{tx_room ? tap.fd() : -1, POLLIN, 0}};
+  std::array<pollfd, 4> fds{pollfd{stop_fd_, POLLIN, 0}, pollfd{ev_->fd(), POLLIN, 0},
+                            pollfd{tx_room ? tap.fd() : -1, POLLIN, 0},
+                            pollfd{wake_fd_, POLLIN, 0}};
   if (::poll(fds.data(), fds.size(), 200) <= 0) {
     return;
+  }
+  if ((fds[3].revents & POLLIN) != 0) {
+    std::uint64_t drain = 0;
+    (void)!::read(wake_fd_, &drain, sizeof drain);
   }
   if ((fds[1].revents & POLLIN) != 0) {
     counters_.events.fetch_add(1, std::memory_order_relaxed);
@@ -192,7 +204,7 @@ bool frontend_queue::transmit(std::span<std::byte> frame, const rings::vnet_head
   }
   const backend_tx_features be{setup_.backend.sg, setup_.backend.gso_tcpv4,
                                setup_.backend.gso_tcpv6};
-  const auto plan = plan_tx(frame.size(), hdr, be);
+  const auto plan = plan_tx(frame.size(), hdr, be, setup_.request.tx_slot_bytes);
   if (!plan) {
     counters_.tx_dropped.fetch_add(1, std::memory_order_relaxed);
     UNETBACK_LOG_RATELIMITED(spdlog::level::debug, "queue {}: tx drop: {}", setup_.index.value(),
@@ -205,8 +217,8 @@ bool frontend_queue::transmit(std::span<std::byte> frame, const rings::vnet_head
     const std::uint16_t id = tx_free_ids_.back();
     tx_free_ids_.pop_back();
     tx_in_flight_[id] = true;
-    std::memcpy(memory_.memory(tx_slots_[id]).data(), frame.data() + i * rings::page_size,
-                plan.value().data_len[i]);
+    std::memcpy(memory_.memory(tx_slots_[id]).data(),
+                frame.data() + std::size_t{i} * plan.value().slot_bytes, plan.value().data_len[i]);
     memory_.grant_slot(tx_slots_[id]);
     grefs[i] = tx_slots_[id].ref;
     ids[i] = id;
@@ -215,9 +227,61 @@ bool frontend_queue::transmit(std::span<std::byte> frame, const rings::vnet_head
   for (std::uint32_t i = 0; i < slots.count; ++i) {
     (void)tx_.write_request(slots.entries[i]);
   }
+  count_tx_slots(plan.value().data_slots);
   counters_.tx_packets.fetch_add(1, std::memory_order_relaxed);
   counters_.tx_bytes.fetch_add(frame.size(), std::memory_order_relaxed);
   return true;
+}
+
+void frontend_queue::count_tx_slots(std::uint32_t slots) {
+  // Only this worker writes the maximum: a plain load-compare-store is enough.
+  if (slots > counters_.tx_max_slots.load(std::memory_order_relaxed)) {
+    counters_.tx_max_slots.store(slots, std::memory_order_relaxed);
+  }
+}
+
+void frontend_queue::post_multicast(const multicast_change& change) {
+  {
+    const std::lock_guard lock(mcast_mutex_);
+    mcast_pending_.push_back(change);
+  }
+  mcast_posted_.store(true, std::memory_order_release);
+  const std::uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+bool frontend_queue::send_multicast_changes() {
+  std::vector<multicast_change> changes;
+  {
+    const std::lock_guard lock(mcast_mutex_);
+    mcast_posted_.store(false, std::memory_order_relaxed);
+    changes.swap(mcast_pending_);
+  }
+  std::size_t sent = 0;
+  for (; sent < changes.size() && tx_.free_requests() >= 2 && !tx_free_ids_.empty(); ++sent) {
+    const std::uint16_t id = tx_free_ids_.back();
+    tx_free_ids_.pop_back();
+    tx_in_flight_[id] = true;
+    tx_control_[id] = true;
+    rings::tx_request req{};
+    req.id = id;
+    req.flags = rings::tx_flags::extra_info;  // gref 0, size 0: no data
+    (void)tx_.write_request(req);
+    rings::extra_info extra{};
+    extra.type = changes[sent].add ? rings::extra_type::mcast_add : rings::extra_type::mcast_del;
+    std::memcpy(extra.u.mcast.addr, changes[sent].mac.data(), changes[sent].mac.size());
+    rings::tx_request slot{};
+    std::memcpy(&slot, &extra, sizeof extra);
+    (void)tx_.write_request(slot);
+    counters_.mcast_sent.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (sent < changes.size()) {  // the ring was full: the rest go on a later sweep
+    const std::lock_guard lock(mcast_mutex_);
+    mcast_pending_.insert(mcast_pending_.begin(), changes.begin() + static_cast<long>(sent),
+                          changes.end());
+    mcast_posted_.store(true, std::memory_order_relaxed);
+  }
+  return sent != 0;
 }
 
 void frontend_queue::process_tx_responses() {
@@ -236,10 +300,18 @@ void frontend_queue::process_tx_responses() {
       fault("TX response for an id not in flight");
       return;
     }
+    tx_in_flight_[rsp.id] = false;
+    if (tx_control_[rsp.id]) {
+      tx_control_[rsp.id] = false;
+      if (rsp.status != rings::netif_rsp::okay) {
+        counters_.mcast_errors.fetch_add(1, std::memory_order_relaxed);
+      }
+      tx_free_ids_.push_back(rsp.id);
+      continue;
+    }
     if (rsp.status != rings::netif_rsp::okay) {
       counters_.tx_error_responses.fetch_add(1, std::memory_order_relaxed);
     }
-    tx_in_flight_[rsp.id] = false;
     if (memory_.end_slot(tx_slots_[rsp.id])) {
       counters_.grants_busy.fetch_add(1, std::memory_order_relaxed);
       continue;  // still mapped by the backend: this slot id is retired
@@ -301,6 +373,10 @@ void frontend_queue::deliver(platform::frame_port& tap) {
   }
   rings::tx_offload off;
   off.csum_blank = (pkt.flags & rings::rx_flags::csum_blank) != 0;
+  if (off.csum_blank && setup_.request.no_csum_offload) {
+    counters_.rx_partial_csum.fetch_add(1, std::memory_order_relaxed);
+    return;  // a guest without checksum offload cannot complete it
+  }
   off.data_validated = (pkt.flags & rings::rx_flags::data_validated) != 0;
   if (pkt.has_gso) {
     off.gso_type = pkt.gso.u.gso.type;

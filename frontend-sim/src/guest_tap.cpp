@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,10 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <system_error>
-#include <thread>
 
+#include "unetback/sim/netfront/netns_thread.hpp"
 #include "unetback/tap/mac.hpp"
 
 namespace unetback::sim {
@@ -31,22 +29,6 @@ ifreq make_ifreq(const std::string& name) {
   }
   std::memcpy(ifr.ifr_name, name.c_str(), name.size());
   return ifr;
-}
-
-void enter_netns(const std::string& netns) {
-  if (netns.empty()) {
-    return;
-  }
-  const std::string path = "/run/netns/" + netns;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    fail("open " + path);
-  }
-  const int rc = ::setns(fd, CLONE_NEWNET);
-  ::close(fd);
-  if (rc != 0) {
-    fail("setns " + path);
-  }
 }
 
 int open_queue(const guest_tap_options& o, bool first) {
@@ -127,30 +109,17 @@ long tap_queue_port::write_frame(std::span<const iovec> iov) {
   return static_cast<long>(n);
 }
 
-// setns() changes only the calling thread's namespace: do the work on a
-// short-lived thread so the caller stays where it is. The fds keep the TAP
-// in the guest namespace.
 std::vector<std::unique_ptr<platform::frame_port>> open_guest_tap(const guest_tap_options& o) {
   std::vector<std::unique_ptr<platform::frame_port>> ports;
-  std::exception_ptr error;
-  std::thread t([&] {
-    try {
-      enter_netns(o.netns);
-      for (std::uint32_t q = 0; q < o.queues; ++q) {
-        ports.push_back(std::make_unique<tap_queue_port>(open_queue(o, q == 0)));
-      }
-      if (o.tx_select == tx_queue_select::random && o.queues > 1) {
-        attach_random_tx_spread(ports.front()->fd());
-      }
-      configure_link(o);
-    } catch (...) {
-      error = std::current_exception();
+  run_in_netns(o.netns, [&] {
+    for (std::uint32_t q = 0; q < o.queues; ++q) {
+      ports.push_back(std::make_unique<tap_queue_port>(open_queue(o, q == 0)));
     }
+    if (o.tx_select == tx_queue_select::random && o.queues > 1) {
+      attach_random_tx_spread(ports.front()->fd());
+    }
+    configure_link(o);
   });
-  t.join();
-  if (error) {
-    std::rethrow_exception(error);
-  }
   return ports;
 }
 

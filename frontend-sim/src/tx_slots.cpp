@@ -1,11 +1,10 @@
 #include "unetback/sim/netfront/tx_slots.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace unetback::sim {
 namespace {
-
-constexpr std::size_t slot_bytes = rings::page_size;
 
 /// netif flags for the vnet header's checksum state (Linux netfront:
 /// CHECKSUM_PARTIAL => csum_blank | data_validated; validated => data_validated).
@@ -38,22 +37,25 @@ const char* to_string(tx_plan_error e) {
 }
 
 rings::result<tx_plan, tx_plan_error> plan_tx(std::size_t frame_len, const rings::vnet_header& vnet,
-                                              const backend_tx_features& backend) {
+                                              const backend_tx_features& backend,
+                                              std::uint32_t slot_bytes) {
   if (frame_len < rings::eth_hlen) {
     return tx_plan_error::too_short;
   }
   if (frame_len > rings::max_tx_size) {
     return tx_plan_error::too_large;
   }
+  slot_bytes = std::clamp<std::uint32_t>(slot_bytes, min_tx_slot_bytes, rings::page_size);
   tx_plan plan;
   plan.total = static_cast<std::uint16_t>(frame_len);
+  plan.slot_bytes = static_cast<std::uint16_t>(slot_bytes);
   plan.first_flags = checksum_flags(vnet);
   plan.data_slots = static_cast<std::uint32_t>((frame_len + slot_bytes - 1) / slot_bytes);
   if (plan.data_slots > 1 && !backend.sg) {
     return tx_plan_error::needs_sg;
   }
   for (std::uint32_t i = 0; i < plan.data_slots; ++i) {
-    const std::size_t left = frame_len - i * slot_bytes;
+    const std::size_t left = frame_len - std::size_t{i} * slot_bytes;
     plan.data_len[i] = static_cast<std::uint16_t>(left < slot_bytes ? left : slot_bytes);
   }
   const unsigned type = vnet.gso_type & ~static_cast<unsigned>(rings::vnet_gso_ecn);

@@ -101,6 +101,28 @@ TEST(FrontendKeys, BackendFeaturesAreParsedStrictly) {
                std::runtime_error);
 }
 
+// Mini-OS-like: no checksum offload at all (feature-no-csum-offload), so no
+// IPv6 offload either; XenVif-like: multicast control only where offered.
+TEST(FrontendKeys, ChecksumAndMulticastRequestsFollowTheFrontendAndTheBackend) {
+  frontend_request req;
+  req.no_csum_offload = true;
+  req.multicast_control = true;
+  backend_features be;
+  const std::vector<queue_keys> q{
+      {grant_ref{10}, grant_ref{11}, evtchn_port{3}, evtchn_port{3}, false}};
+  auto keys = as_map(build_frontend_keys(req, be, q, std::nullopt));
+  EXPECT_EQ(keys.at("feature-no-csum-offload"), "1");
+  EXPECT_EQ(keys.at("feature-ipv6-csum-offload"), "0");
+  EXPECT_EQ(keys.count("request-multicast-control"), 0U);  // not offered
+  be.multicast_control = true;
+  keys = as_map(build_frontend_keys(req, be, q, std::nullopt));
+  EXPECT_EQ(keys.at("request-multicast-control"), "1");
+  keys = as_map(build_frontend_keys(frontend_request{}, be, q, std::nullopt));
+  EXPECT_EQ(keys.count("feature-no-csum-offload"), 0U);
+  EXPECT_EQ(keys.count("request-multicast-control"), 0U);
+  EXPECT_EQ(keys.at("feature-ipv6-csum-offload"), "1");
+}
+
 TEST(FrontendKeys, XenbusStateParsing) {
   EXPECT_EQ(parse_xenbus_state("4"), 4);
   EXPECT_EQ(parse_xenbus_state("9"), std::nullopt);

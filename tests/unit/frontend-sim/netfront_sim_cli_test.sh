@@ -16,6 +16,8 @@ expect 1 "--domid is required with --platform sim" --platform sim
 expect 1 "--xenstore-dir is required with --platform sim" --domid 3
 expect 1 "--netns is required with --platform sim" --domid 3 --xenstore-dir "$tmp"
 expect 1 "bogus not in" --platform bogus
+expect 1 "one of: linux, xenvif, gplpv, minios" --personality windows
+expect 1 "tx-slot-bytes" --tx-slot-bytes 100
 if [ ! -e /dev/xen/xenbus ] && [ ! -S /run/xenstored/socket ] && [ ! -S /var/run/xenstored/socket ]; then
   expect 2 "setup failed: xenstore open" --platform xen
 fi

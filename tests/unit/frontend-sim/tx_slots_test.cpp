@@ -58,6 +58,34 @@ TEST(TxSlots, LargestFrameFitsInSixteenSlots) {
   EXPECT_EQ(plan.value().data_len[15], 65535 - 15 * 4096);
 }
 
+// GPLPV and old netfronts: buffers smaller than a page give the largest TSO
+// frame 19 slots, the most Linux netback accepts.
+TEST(TxSlots, SmallestSlotStrideGivesTheLargestFrameNineteenSlots) {
+  const auto plan = plan_tx(65535, rings::vnet_header{}, all, min_tx_slot_bytes);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(min_tx_slot_bytes, 3450U);
+  EXPECT_EQ(plan.value().data_slots, 19U);
+  EXPECT_EQ(plan.value().slot_bytes, 3450);
+  EXPECT_EQ(plan.value().data_len[17], 3450);
+  EXPECT_EQ(plan.value().data_len[18], 65535 - 18 * 3450);
+  const auto slots = build_tx_slots(plan.value(), refs(), ids());
+  ASSERT_EQ(slots.count, 19U);
+  EXPECT_EQ(slots.entries[0].size, 65535);
+  EXPECT_EQ(slots.entries[1].size, 3450);
+  EXPECT_EQ(slots.entries[18].size, 65535 - 18 * 3450);
+  EXPECT_EQ(slots.entries[18].flags, 0);
+  EXPECT_EQ(slots.entries[17].flags, rings::tx_flags::more_data);
+}
+
+TEST(TxSlots, SlotStrideIsClampedBetweenTheLeastAndAPage) {
+  const auto tiny = plan_tx(65535, rings::vnet_header{}, all, 100);
+  ASSERT_TRUE(tiny);
+  EXPECT_EQ(tiny.value().data_slots, max_tx_data_slots);
+  const auto huge = plan_tx(65535, rings::vnet_header{}, all, 100000);
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge.value().data_slots, 16U);
+}
+
 TEST(TxSlots, PartialChecksumBecomesCsumBlankAndDataValidated) {
   rings::vnet_header v{};
   v.flags = rings::vnet_f_needs_csum;

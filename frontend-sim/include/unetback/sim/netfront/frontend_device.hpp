@@ -99,6 +99,15 @@ class frontend_device {
   /// Writes our frontend `state` node.
   void write_state(xenbus_state s);
 
+  /// Brings the backend's multicast filter list to `macs`: queue 0 sends an
+  /// add or a delete for each difference from what this connection sent.
+  /// Nothing unless connected with multicast control requested and offered.
+  void sync_multicast_list(const std::vector<mac_bytes>& macs);
+  /// Writes request-multicast-control (the backend offers
+  /// feature-dynamic-multicast-control): Windows XenVif turns it off for
+  /// all-multicast and on again without re-sending its list.
+  void set_multicast_control(bool on);
+
  private:
   [[nodiscard]] std::optional<xenbus_state> read_backend_state();
   outcome start_handshake();
@@ -121,6 +130,7 @@ class frontend_device {
   std::vector<std::unique_ptr<platform::frame_port>> taps_;
   std::vector<queue_counters> retired_;
   std::optional<bool> ctrl_ok_;
+  std::vector<mac_bytes> mcast_sent_;  // the backend's list, as we sent it
   std::string error_;
 };
 

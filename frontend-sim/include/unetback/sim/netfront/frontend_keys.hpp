@@ -25,6 +25,7 @@ struct backend_features {
   bool ipv6_csum_offload = false;     ///< feature-ipv6-csum-offload
   bool split_event_channels = false;  ///< feature-split-event-channels
   bool ctrl_ring = false;             ///< feature-ctrl-ring
+  bool multicast_control = false;     ///< feature-multicast-control
   bool multi_queue = false;           ///< multi-queue-max-queues present
   std::uint32_t max_queues = 1;       ///< multi-queue-max-queues (default 1)
 };
@@ -43,7 +44,12 @@ struct frontend_request {
   bool sg = true;
   bool gso = true;  ///< feature-gso-tcpv4/v6
   bool ipv6_csum_offload = true;
+  bool no_csum_offload = false;  ///< feature-no-csum-offload: full checksums both ways
   bool ctrl_ring = false;
+  /// request-multicast-control (when the backend offers feature-multicast-control)
+  bool multicast_control = false;
+  /// Payload bytes per TX data slot (tx_slots.hpp); the page, as Linux.
+  std::uint32_t tx_slot_bytes = 4096;
 };
 
 /// One queue's shared resources, as granted/allocated.
@@ -68,8 +74,8 @@ struct ctrl_keys {
 /// The (relative key, value) pairs to write in one transaction: queue keys
 /// (flat for one queue, queue-K/ otherwise), multi-queue-num-queues (only if
 /// the backend advertised multi-queue), request-rx-copy, feature-rx-notify,
-/// feature-sg, feature-gso-tcpv4/v6, feature-ipv6-csum-offload, and the
-/// control ring keys.
+/// feature-sg, feature-gso-tcpv4/v6, feature-ipv6-csum-offload,
+/// feature-no-csum-offload, request-multicast-control and the control ring keys.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> build_frontend_keys(
     const frontend_request& req, const backend_features& be, const std::vector<queue_keys>& queues,
     const std::optional<ctrl_keys>& ctrl);

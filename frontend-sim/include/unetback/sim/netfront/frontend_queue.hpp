@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "unetback/rings/netif.hpp"
 #include "unetback/sim/netfront/frontend_keys.hpp"
 #include "unetback/sim/netfront/frontend_memory.hpp"
+#include "unetback/sim/netfront/guest_multicast.hpp"
 #include "unetback/sim/netfront/rx_assembler.hpp"
 #include "unetback/sim/netfront/tx_slots.hpp"
 
@@ -30,10 +32,21 @@ struct queue_counters {
   std::atomic<std::uint64_t> tx_error_responses{0};  ///< backend answered ERROR/DROPPED
   std::atomic<std::uint64_t> rx_packets{0};
   std::atomic<std::uint64_t> rx_bytes{0};
-  std::atomic<std::uint64_t> rx_errors{0};    ///< malformed response chains (rx_error)
-  std::atomic<std::uint64_t> rx_dropped{0};   ///< bad offload metadata or TAP full
-  std::atomic<std::uint64_t> grants_busy{0};  ///< end_access found a grant still mapped
-  std::atomic<std::uint64_t> events{0};       ///< event-channel wake-ups
+  std::atomic<std::uint64_t> rx_errors{0};     ///< malformed response chains (rx_error)
+  std::atomic<std::uint64_t> rx_dropped{0};    ///< bad offload metadata or TAP full
+  std::atomic<std::uint64_t> grants_busy{0};   ///< end_access found a grant still mapped
+  std::atomic<std::uint64_t> events{0};        ///< event-channel wake-ups
+  std::atomic<std::uint64_t> tx_max_slots{0};  ///< most data slots one packet took
+  /// RX frames with a blank checksum although we sent feature-no-csum-offload (dropped)
+  std::atomic<std::uint64_t> rx_partial_csum{0};
+  std::atomic<std::uint64_t> mcast_sent{0};    ///< multicast add/del requests
+  std::atomic<std::uint64_t> mcast_errors{0};  ///< ...the backend answered not OKAY
+};
+
+/// One change to the backend's multicast filter list.
+struct multicast_change {
+  bool add = true;  ///< XEN_NETIF_EXTRA_TYPE_MCAST_ADD, else _DEL
+  mac_bytes mac{};
 };
 
 /// Static description of a queue.
@@ -65,6 +78,10 @@ class frontend_queue {
   void start(platform::frame_port& tap);
   /// Stops and joins the worker. Idempotent.
   void stop();
+  /// Queues `change` for the worker, which sends it as Windows XenVif does: a
+  /// TX request of size 0 flagged NETTXF_extra_info, then the MCAST extra.
+  /// Any thread.
+  void post_multicast(const multicast_change& change);
   /// True when the worker stopped on a backend protocol violation.
   [[nodiscard]] bool faulted() const { return faulted_.load(); }
 
@@ -87,6 +104,8 @@ class frontend_queue {
   bool tx_has_room() const;
   void transmit_from_tap(platform::frame_port& tap);
   bool transmit(std::span<std::byte> frame, const rings::vnet_header& vnet);
+  bool send_multicast_changes();
+  void count_tx_slots(std::uint32_t slots);
   void process_tx_responses();
   void process_rx_responses(platform::frame_port& tap);
   void deliver(platform::frame_port& tap);
@@ -105,11 +124,16 @@ class frontend_queue {
   std::vector<shared_page> tx_slots_, rx_slots_;  // slot buffers, by request id
   std::vector<std::uint16_t> tx_free_ids_;
   std::vector<bool> tx_in_flight_;
+  std::vector<bool> tx_control_;  // ids in flight for a multicast change (no grant)
+  std::mutex mcast_mutex_;
+  std::vector<multicast_change> mcast_pending_;  // guarded by mcast_mutex_
+  std::atomic<bool> mcast_posted_{false};
   rx_assembler assembler_;
   std::vector<std::uint32_t> rx_consumed_;  // ring indices of the packet being assembled
   std::vector<std::byte> frame_buf_;
   queue_counters counters_;
   int stop_fd_ = -1;
+  int wake_fd_ = -1;  // post_multicast's nudge
   std::atomic<bool> faulted_{false};
   std::thread worker_;
 };

@@ -6,7 +6,9 @@
 //            more_data if more data slots follow, extra_info if a GSO extra follows
 //   [extra]  XEN_NETIF_EXTRA_TYPE_GSO {size = MSS, type TCPV4/TCPV6}
 //   slot k   data, size = this slot's bytes, more_data except on the last
-// Each data slot carries up to one page, placed at offset 0 of its own page.
+// Each data slot carries up to `slot_bytes` (a page, as Linux; less for the
+// GPLPV-like personality, whose Windows buffers give 64 KiB TSO frames 19
+// slots), placed at offset 0 of its own page.
 
 #include <array>
 #include <cstddef>
@@ -19,8 +21,12 @@
 
 namespace unetback::sim {
 
-/// Most data slots one frame may need: 65535 bytes in 4096-byte pages.
-inline constexpr std::uint32_t max_tx_data_slots = 16;
+/// Most data slots one frame may take: what Linux netback accepts (1 + 18,
+/// docs/protocol.md §3.3). 65535 bytes in whole pages take 16.
+inline constexpr std::uint32_t max_tx_data_slots = 19;
+/// The smallest slot payload that keeps a 65535-byte frame within max_tx_data_slots.
+inline constexpr std::uint32_t min_tx_slot_bytes =
+    (rings::max_tx_size + max_tx_data_slots - 1) / max_tx_data_slots;
 /// Most ring slots one frame may need (data slots plus one GSO extra).
 inline constexpr std::uint32_t max_tx_ring_slots = max_tx_data_slots + 1;
 
@@ -44,9 +50,10 @@ enum class tx_plan_error : std::uint8_t {
 [[nodiscard]] const char* to_string(tx_plan_error e);
 
 /// The slot layout of one frame: data slot i covers frame bytes
-/// [i * page_size, i * page_size + data_len[i]).
+/// [i * slot_bytes, i * slot_bytes + data_len[i]).
 struct tx_plan {
   std::uint16_t total = 0;        ///< slot 0's size field
+  std::uint16_t slot_bytes = 0;   ///< payload of every data slot but the last
   std::uint16_t first_flags = 0;  ///< NETTXF_csum_blank / NETTXF_data_validated
   std::uint32_t data_slots = 0;
   std::array<std::uint16_t, max_tx_data_slots> data_len{};
@@ -57,10 +64,11 @@ struct tx_plan {
 };
 
 /// Plans the slots for a frame of `frame_len` bytes (vnet header excluded)
-/// whose TAP vnet header is `vnet`.
-[[nodiscard]] rings::result<tx_plan, tx_plan_error> plan_tx(std::size_t frame_len,
-                                                            const rings::vnet_header& vnet,
-                                                            const backend_tx_features& backend);
+/// whose TAP vnet header is `vnet`, `slot_bytes` per data slot (clamped to
+/// [min_tx_slot_bytes, page_size]).
+[[nodiscard]] rings::result<tx_plan, tx_plan_error> plan_tx(
+    std::size_t frame_len, const rings::vnet_header& vnet, const backend_tx_features& backend,
+    std::uint32_t slot_bytes = rings::page_size);
 
 /// The ring entries of a planned frame, in ring order (extras stored as their
 /// 8 bytes in a zero-padded 12-byte slot).
