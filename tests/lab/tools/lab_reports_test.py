@@ -57,6 +57,17 @@ class LabTool(unittest.TestCase):
         with self.assertRaises(ValueError):
             labtool.attack_report("setup failed\n")
 
+    def test_frontend_report_sums_queues_and_takes_the_largest_slot_count(self):
+        out = ('log line\n{"exit":0,"personality":"gplpv","multicast_toggles":3,"queues":['
+               '{"tx_packets":5,"rx_packets":7,"tx_max_slots":19,"mcast_sent":2,"tx_error_responses":0},'
+               '{"tx_packets":1,"rx_packets":2,"tx_max_slots":4,"rx_partial_csum":1}]}\n')
+        self.assertEqual(labtool.frontend_report(out),
+                         "personality=gplpv exit=0 tx_packets=6 rx_packets=9 tx_error_responses=0 "
+                         "tx_dropped=0 rx_errors=0 rx_partial_csum=1 mcast_sent=2 mcast_errors=0 "
+                         "tx_max_slots=19 multicast_toggles=3")
+        with self.assertRaises(ValueError):
+            labtool.frontend_report("setup failed\n")
+
     def test_queue_counter_lines(self):
         doc = {"result": [{"name": "vif3.0", "queues": [
             {"queue": 0, "counters": {"tx_packets": 5, "rx_packets": 7}},

@@ -27,6 +27,9 @@ by tests/lab/tools/lab_reports_test.py.
                                   Connected, not failed or disabled, with Q queues
   labtool.py attack-report        netfront-sim --attack's last stdout line on stdin:
                                   "tx_statuses=S,S.. backend_state=N exit=E kicks=K"
+  labtool.py frontend-report      netfront-sim's last stdout line on stdin: its counters
+                                  summed over the queues (tx_max_slots: the largest),
+                                  "personality=P exit=E tx_packets=N ..."
   labtool.py iperf-restart FILE SINCE_MS
                                   iperf3 -J output across a restart: "iperf_mbps=M
                                   iperf_zero_ms=Z bytes_after_restart=B"
@@ -235,12 +238,33 @@ def log_epoch_ms(line):
     return int(t) * 1000 + int(line[21:24])
 
 
-def attack_report(text):
-    """netfront-sim's exit report (its last JSON line) after --attack, as words."""
+def netfront_sim_report(text):
+    """netfront-sim's exit report: the last JSON line of its stdout."""
     lines = [line for line in text.splitlines() if line.startswith("{")]
     if not lines:
         raise ValueError("no JSON report from netfront-sim")
-    doc = json.loads(lines[-1])
+    return json.loads(lines[-1])
+
+
+REPORT_SUMS = ["tx_packets", "rx_packets", "tx_error_responses", "tx_dropped", "rx_errors",
+               "rx_partial_csum", "mcast_sent", "mcast_errors"]
+
+
+def frontend_report(text):
+    """netfront-sim's exit report as words: its counters summed over the queues, the
+    largest tx_max_slots, and the multicast toggles (0 without multicast control)."""
+    doc = netfront_sim_report(text)
+    queues = doc.get("queues", [])
+    words = ["personality=%s" % doc.get("personality", "-"), "exit=%s" % doc.get("exit")]
+    words += ["%s=%d" % (k, sum(q.get(k, 0) for q in queues)) for k in REPORT_SUMS]
+    words.append("tx_max_slots=%d" % max([q.get("tx_max_slots", 0) for q in queues] or [0]))
+    words.append("multicast_toggles=%d" % doc.get("multicast_toggles", 0))
+    return " ".join(words)
+
+
+def attack_report(text):
+    """netfront-sim's exit report (its last JSON line) after --attack, as words."""
+    doc = netfront_sim_report(text)
     attack = doc.get("attack")
     if attack is None:
         return "attack=none exit=%s" % doc.get("exit")
@@ -309,6 +333,8 @@ def main(argv):
             return 0 if ok else 1
         elif cmd == "attack-report":
             print(attack_report(sys.stdin.read()))
+        elif cmd == "frontend-report":
+            print(frontend_report(sys.stdin.read()))
         elif cmd == "log-ms":
             print(log_epoch_ms(sys.stdin.readline()))
         elif cmd == "no-control-ring":
