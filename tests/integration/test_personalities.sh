@@ -84,6 +84,9 @@ jq -e '.multicast_toggles >= 2 and .queues[0].mcast_sent >= 2 and .queues[0].mca
 
 # ---- gplpv ---------------------------------------------------------------------
 start_guest 2 1 --personality gplpv
+# TCP sizes TSO frames by its pacing rate; 44 segments at least make 64 KiB frames
+# (19 slots of 3450 bytes) whatever the speed
+ip netns exec "$(guest_ns 2)" sysctl -qw net.ipv4.tcp_min_tso_segs=44
 up=$(iperf3_run 2 3)
 frontend_report 2
 report=$REPORT
