@@ -85,6 +85,13 @@ struct cli_options {
 /// How often the guest interface's multicast list is read and sent on.
 constexpr std::chrono::milliseconds multicast_sync_period{200};
 
+/// A CLI check that accepts the names `parse` knows and lists `names` otherwise.
+template <typename Parse, typename Names>
+auto one_of(Parse parse, const Names& names) {
+  auto list = fmt::format("one of: {}", fmt::join(names, ", "));
+  return [parse, list](const std::string& name) { return parse(name) ? std::string() : list; };
+}
+
 void add_options(CLI::App& app, cli_options& o) {
   app.add_option("--platform", o.platform,
                  "sim (a simulated domain) | xen (inside a real domU: needs the guest's "
@@ -106,11 +113,7 @@ void add_options(CLI::App& app, cli_options& o) {
                  "4 queues, split event channels, control ring, multicast control toggled) | "
                  "gplpv (19-slot TSO frames) | minios (no SG, GSO or checksum offload); the "
                  "options below override it")
-      ->check([](const std::string& name) {
-        return sim::parse_personality(name)
-                   ? std::string()
-                   : "one of: " + fmt::format("{}", fmt::join(sim::personality_names(), ", "));
-      })
+      ->check(one_of(sim::parse_personality, sim::personality_names()))
       ->capture_default_str();
   app.add_flag("--no-csum-offload", o.no_csum_offload,
                "write feature-no-csum-offload: full checksums both ways");
@@ -147,11 +150,7 @@ void add_options(CLI::App& app, cli_options& o) {
   app.add_option("--attack", o.attack,
                  "once Connected, attack queue 0's TX ring and exit (the report is the JSON "
                  "object's \"attack\")")
-      ->check([](const std::string& name) {
-        return sim::parse_ring_attack(name)
-                   ? std::string()
-                   : "one of: " + fmt::format("{}", fmt::join(sim::ring_attack_names(), ", "));
-      });
+      ->check(one_of(sim::parse_ring_attack, sim::ring_attack_names()));
   app.add_option("--set-key", o.set_keys,
                  "KEY=VALUE written over the handshake's own frontend key (hostile; "
                  "repeatable), e.g. multi-queue-num-queues=999")

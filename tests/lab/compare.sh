@@ -7,6 +7,9 @@
 #        flags (':' stands for a space), e.g. lab.variants=poll0:--poll-us:0; every round
 #        then runs netback, unetbackd, unetbackd-NAME, ... in that order. A NAME that
 #        starts with b- runs the second build (xen-lab run --unetbackd-b PATH)
+#        lab.g2g=1 also guest to guest: a second guest on the same bridge, TCP bulk (one
+#        stream per queue) and UDP ping-pong from the first guest to it; lab.g2g=only
+#        runs just those (issue #20)
 # Every measurement is one "sample" line (round, backend, queues, test, value, dom0 CPU);
 # the host turns them into medians, ratios, a table, JSON and a plot
 # (tools/xen-lab/lib/compare_report.py, docs/lab.md).
@@ -14,16 +17,26 @@
 . /lab/lab-lib.sh
 ROUNDS=${LAB_COMPARE_ROUNDS:-3}; SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}
 QUEUES=${LAB_QUEUES:-1_2}; QUEUES=${QUEUES//_/ }
+G2G=${LAB_G2G:-0}
 setup_bridge
 # one guest for every run: vifs are hot-plugged, netfront's max_queues is set before each
 guest_create cmp 2 256 ""
 DOMID=$(domid_of cmp)
+# the guest-to-guest peer, hot-plugged the same way; PEER_DEVID: its vif of this run
+PEER_DEVID=
+if [ "$G2G" != 0 ]; then guest_create peer 2 256 ""; PEER_DOMID=$(domid_of peer); fi
 
 # backend_ticks BACKEND DEVID: CPU ticks of the backend's own threads so far (unetbackd:
-# the daemon; the kernel netback: its vifD.N-q* kthreads; its NAPI work is softirq time)
+# the daemon; the kernel netback: its vifD.N-q* kthreads, the peer's too while it has a
+# vif; its NAPI work is softirq time)
 backend_ticks() {
   case "$1" in
-    netback) kthread_ticks "vif$DOMID.$2-" ;;
+    netback)
+      if [ -n "$PEER_DEVID" ]; then
+        echo $(($(kthread_ticks "vif$DOMID.$2-") + $(kthread_ticks "vif$PEER_DOMID.$PEER_DEVID-")))
+      else
+        kthread_ticks "vif$DOMID.$2-"
+      fi ;;
     *) proc_ticks "$(unetbackd_pid)" ;;
   esac
 }
@@ -39,15 +52,10 @@ sample() {
 before() { cpu_sample; A_BUSY=$CPU_BUSY; A_STEAL=$CPU_STEAL; A_SOFTIRQ=$CPU_SOFTIRQ; A_BE=$(backend_ticks "$1" "$2"); }
 after() { cpu_sample; B_BUSY=$CPU_BUSY; B_STEAL=$CPU_STEAL; B_SOFTIRQ=$CPU_SOFTIRQ; B_BE=$(backend_ticks "$1" "$2"); }
 
-measure() {   # measure ROUND BACKEND Q MAC_LOW
-  local r=$1 be=$2 q=$3 mac ip devid irq0 irq1 dir m nq
-  mac=$(lab_mac 3 "$4"); ip=$(lab_ip 3 "$4")
-  guest_cmd cmp "echo $q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null || { check_fail "set netfront max_queues"; return; }
-  devid=$(vif_attach cmp "$mac") || return
-  nq=$(xenstore-read "/local/domain/$DOMID/device/vif/$devid/multi-queue-num-queues" 2>/dev/null || echo 1)
-  [ "$nq" = "$q" ] || check_fail "backend=$be wanted $q queues, frontend uses $nq"
-  wait_ping "$ip" 20 || { check_fail "backend=$be q=$q: no ping to $ip"; vif_detach cmp "$devid"; return; }
-  irq0=$(guest_queue_irqs cmp "$devid")
+# host_tests ROUND BACKEND Q DEVID IP: dom0 <-> the guest: TCP bulk both ways, TCP
+# request/response and UDP ping-pong
+host_tests() {
+  local r=$1 be=$2 q=$3 devid=$4 ip=$5 dir m rr
   for dir in to_guest from_guest; do   # one stream per queue
     before "$be" "$devid"; iperf_exec "$ip" "$SECS" "$q" $dir; after "$be" "$devid"
     if m=$(iperf_parse); then
@@ -63,6 +71,49 @@ measure() {   # measure ROUND BACKEND Q MAC_LOW
       sample "$r" "$be" "$q" "$devid" "$t" "$m" us "secs=$RR_SECS"
     else check_fail "backend=$be q=$q round=$r sockperf $rr"; fi
   done
+}
+
+# guest_tests ROUND BACKEND Q DEVID MAC_LOW: the peer gets a vif with Q queues too; from
+# the first guest to it TCP bulk (one stream per queue) and UDP ping-pong
+guest_tests() {
+  local r=$1 be=$2 q=$3 devid=$4 mac ip m
+  mac=$(lab_mac 4 "$5"); ip=$(lab_ip 4 "$5")
+  guest_cmd peer "echo $q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null || { check_fail "set the peer's max_queues"; return; }
+  PEER_DEVID=$(vif_attach peer "$mac") || { PEER_DEVID=; return; }
+  if ! wait_ping "$ip" 20; then check_fail "backend=$be q=$q: no ping to the peer $ip"
+  else
+    before "$be" "$devid"
+    guest_cmd cmp "iperf3 -c $ip -t $SECS -P $q -J --connect-timeout 5000" $((SECS + 60)) >/tmp/iperf.json
+    after "$be" "$devid"
+    if m=$(iperf_parse); then
+      # shellcheck disable=SC2086  # "MBPS BYTES SECONDS": split into $1..$3 on purpose
+      set -- $m
+      sample "$r" "$be" "$q" "$devid" g2g_tcp "$1" mbps "streams=$q bytes=$2 secs=$3"
+    else check_fail "backend=$be q=$q round=$r iperf3 guest to guest"; fi
+    before "$be" "$devid"
+    if guest_cmd cmp "sockperf ping-pong -i $ip -t $RR_SECS --no-rdtsc" $((RR_SECS + 60)) >/tmp/sockperf.out &&
+       after "$be" "$devid" && m=$(sockperf_parse); then
+      sample "$r" "$be" "$q" "$devid" g2g_udp_pp "$m" us "secs=$RR_SECS"
+    else check_fail "backend=$be q=$q round=$r sockperf guest to guest"; fi
+  fi
+  if [ "$be" != netback ] && unetbackd_ctl_ok; then
+    unetbackd_stats "vif$PEER_DOMID.$PEER_DEVID" | python3 /lab/labtool.py queue-counters |
+      while read -r line; do result "counters round=$r backend=$be q=$q peer $line"; done
+  fi
+  vif_detach peer "$PEER_DEVID"; PEER_DEVID=
+}
+
+measure() {   # measure ROUND BACKEND Q MAC_LOW
+  local r=$1 be=$2 q=$3 mac ip devid irq0 irq1 nq
+  mac=$(lab_mac 3 "$4"); ip=$(lab_ip 3 "$4")
+  guest_cmd cmp "echo $q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null || { check_fail "set netfront max_queues"; return; }
+  devid=$(vif_attach cmp "$mac") || return
+  nq=$(xenstore-read "/local/domain/$DOMID/device/vif/$devid/multi-queue-num-queues" 2>/dev/null || echo 1)
+  [ "$nq" = "$q" ] || check_fail "backend=$be wanted $q queues, frontend uses $nq"
+  wait_ping "$ip" 20 || { check_fail "backend=$be q=$q: no ping to $ip"; vif_detach cmp "$devid"; return; }
+  irq0=$(guest_queue_irqs cmp "$devid")
+  [ "$G2G" != only ] && host_tests "$r" "$be" "$q" "$devid" "$ip"
+  [ "$G2G" != 0 ] && guest_tests "$r" "$be" "$q" "$devid" "$4"
   irq1=$(guest_queue_irqs cmp "$devid")
   result "attach round=$r backend=$be q=$q attach_ms=$(attach_ms) guest_queue_irqs_before=$irq0 after=$irq1"
   if [ "$be" != netback ] && unetbackd_ctl_ok; then
@@ -86,7 +137,7 @@ if unetbackd_present; then
     FLAGS[$name]=$(variant_flags "$v")
   done
 fi
-result "meta rounds=$ROUNDS secs=$SECS rr_secs=$RR_SECS queues=${QUEUES// /_} backends=${BACKENDS// /,}"
+result "meta rounds=$ROUNDS secs=$SECS rr_secs=$RR_SECS queues=${QUEUES// /_} g2g=$G2G backends=${BACKENDS// /,}"
 
 for r in $(seq 1 "$ROUNDS"); do
   i=0

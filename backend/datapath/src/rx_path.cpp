@@ -75,12 +75,14 @@ rx_sweep_result rx_path::plan(clock::time_point now, bool tap_readable, copy_bat
 rx_sweep_result rx_path::complete(const copy_batch& batch) {
   flush(batch);
   // A stall is time without deliveries (Linux: last_rx_time): a sweep that
-  // delivered ends it even if it used up the buffers.
-  if (waiting_ && cur_.delivered == 0) {
-    track_stall(now_);
-  } else {
+  // delivered ends it, and if it used up the buffers the clock starts again
+  // now, so a guest that never posts more is found stalled without an event.
+  if (cur_.delivered > 0 || !waiting_) {
     waiting_since_.reset();
     end_stall();
+  }
+  if (waiting_) {
+    track_stall(now_);
   }
   compact();
   return cur_;

@@ -263,6 +263,23 @@ class CompareReport(unittest.TestCase):
         self.assertAlmostEqual(sc[("unetbackd", "udp_pp")]["speedup"], 1.1)
         self.assertTrue(t[("unetbackd", "udp_pp q=2 ÷ q=1 (speed)")]["met"])
 
+    def test_guest_to_guest_bulk_is_judged_as_bulk_with_its_cpu_per_gb(self):
+        lines = self.lines()
+        for rnd in (1, 2, 3):
+            lines.append(sample(rnd, "netback", 1, "g2g_tcp", 100, "mbps",
+                                nbytes=int(100e6 * 6 / 8), busy=1.0))
+            lines.append(sample(rnd, "unetbackd", 1, "g2g_tcp", 50, "mbps",
+                                nbytes=int(50e6 * 6 / 8), busy=1.0))
+        doc = compare_report.report(lines, {"tcg": "multi"})
+        comp = {(c["backend"], c["q"], c["test"]): c for c in doc["comparisons"]}
+        g2g = comp[("unetbackd", 1, "g2g_tcp")]
+        self.assertAlmostEqual(g2g["ratio"]["median"], 0.5)
+        self.assertAlmostEqual(g2g["cpu_ratio"]["median"], 2.0)  # same CPU, half the bytes
+        t = {(x["backend"], x["what"]): x for x in doc["targets"]}
+        self.assertFalse(t[("unetbackd", "g2g_tcp q=1 ÷ kernel")]["met"])
+        self.assertIn("| TCP bulk guest to guest | 1 | unetbackd |",
+                      compare_report.markdown(doc))
+
     def test_tcg_single_lowers_the_bulk_bar(self):
         doc = compare_report.report(self.lines(), {"tcg": "single"})
         t = {(x["backend"], x["what"]): x for x in doc["targets"]}

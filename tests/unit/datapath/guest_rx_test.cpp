@@ -245,6 +245,35 @@ TEST_F(GuestRxStall, GuestThatNeverPostsEnoughBuffersIsDeclaredStalled) {
   EXPECT_EQ(counters().rx_stalls, 1U);
 }
 
+// A guest that takes frames until its buffers run out and then posts no more
+// (a paused domain, as the lab's rx-stall scenario found on real Xen): the
+// sweep that used up the buffers delivered, but the stall clock starts
+// there, and the worker wakes to declare the stall without another event.
+TEST_F(GuestRxStall, GuestThatStopsPostingAfterTakingFramesIsDeclaredStalled) {
+  config_.tuning.rx_stall_timeout = std::chrono::milliseconds(50);
+  start_stepped();
+  post_rx(2);
+  for (std::uint16_t port = 1; port <= 3; ++port) {
+    tap_write(ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(port, 2, 30)));
+  }
+  settle();
+  ASSERT_EQ(rx_responses().size(), 2U);  // the third frame waits for a buffer
+  const int timeout = stepped_->poll_timeout_ms(now_);
+  EXPECT_GE(timeout, 0);  // not "until an fd is ready": no event will come
+  EXPECT_LE(timeout, 50);
+  now_ += config_.tuning.rx_stall_timeout;
+  settle();
+  EXPECT_EQ(counters().rx_stalls, 1U);
+  EXPECT_EQ(carrier_.load(), 0);
+  post_rx(2);
+  const frame fresh = ipv4_frame(rings::ipproto_udp, ip_a, ip_b, udp_datagram(9, 2, 31));
+  tap_write(fresh);
+  settle();
+  EXPECT_EQ(rx_responses().size(), 3U);
+  EXPECT_EQ(rx_rsps_[2].status, static_cast<std::int16_t>(fresh.size()));
+  EXPECT_EQ(carrier_.load(), 1);
+}
+
 // Frames that wait while the guest posts nothing are dropped every
 // rx_drain_timeout (Linux rx_drain_timeout_msecs): a guest that comes back
 // gets what arrived since, not what queued while it was away.

@@ -212,10 +212,12 @@ ticks_s() { fcalc "$1 / 100"; }   # USER_HZ is 100 on x86
 
 # ---- backends
 netback_loaded() { [ -d /sys/module/xen_netback ]; }
-# netback_load MAX_QUEUES: the kernel netback, bypassing the lab's blacklist (compare only)
+# netback_load MAX_QUEUES [PARAM=VALUE ...]: the kernel netback, bypassing the lab's
+# blacklist, with the module parameters given (e.g. rx_stall_timeout_msecs=5000)
 netback_load() {
-  modprobe --ignore-install xen-netback || fail "modprobe xen-netback"
-  echo "$1" >/sys/module/xen_netback/parameters/max_queues
+  local q=$1; shift
+  modprobe --ignore-install xen-netback "$@" || fail "modprobe xen-netback $*"
+  echo "$q" >/sys/module/xen_netback/parameters/max_queues
 }
 netback_unload() {
   local end=$((SECONDS + 20))

@@ -12,7 +12,7 @@
 #   --unetbackd     the daemon (default: build/release/bin/unetbackd)
 #   --results DIR   per-scenario NAME.rc / NAME.log and summary.txt (default
 #                   $LAB/ci-results)
-#   --scenarios     default: basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,compare
+#   --scenarios     default: basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,reboot-save,rx-stall,compare
 #
 # Exit: 0 all scenarios passed; 1 a scenario failed or timed out (its lines and
 # diagnostics are printed again at the end); 77 skipped (the reason is printed:
@@ -24,7 +24,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=config.sh
 . "$HERE/lib/config.sh"
 
-BUDGET=2400; DAEMON=""; RESULTS=""; SCEN="basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,compare"; EXTRA=()
+BUDGET=2400; DAEMON=""; RESULTS=""; SCEN="basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,reboot-save,rx-stall,compare"; EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget) BUDGET=$2; shift 2 ;;

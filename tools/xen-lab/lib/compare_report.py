@@ -22,10 +22,11 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchkit"))
 import charts  # noqa: E402
 
-TESTS = ["tcp_to_guest", "tcp_from_guest", "tcp_rr", "udp_pp"]
-BULK = {"tcp_to_guest", "tcp_from_guest"}
+TESTS = ["tcp_to_guest", "tcp_from_guest", "tcp_rr", "udp_pp", "g2g_tcp", "g2g_udp_pp"]
+BULK = {"tcp_to_guest", "tcp_from_guest", "g2g_tcp"}
 LABEL = {"tcp_to_guest": "TCP bulk to the guest", "tcp_from_guest": "TCP bulk from the guest",
-         "tcp_rr": "TCP request/response", "udp_pp": "UDP ping-pong"}
+         "tcp_rr": "TCP request/response", "udp_pp": "UDP ping-pong",
+         "g2g_tcp": "TCP bulk guest to guest", "g2g_udp_pp": "UDP ping-pong guest to guest"}
 UNIT = {"mbps": "Mbit/s", "us": "µs"}
 KERNEL = "netback"
 # Targets (issue #15): bulk ratio >= BULK_MIN (TCG single: BULK_MIN_SINGLE), latency ratio
