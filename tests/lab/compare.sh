@@ -32,13 +32,17 @@ if [ "$G2G" != 0 ]; then guest_create peer 2 256 ""; PEER_DOMID=$(domid_of peer)
 backend_ticks() {
   case "$1" in
     netback)
-      if [ -n "$PEER_DEVID" ]; then
-        echo $(($(kthread_ticks "vif$DOMID.$2-") + $(kthread_ticks "vif$PEER_DOMID.$PEER_DEVID-")))
-      else
-        kthread_ticks "vif$DOMID.$2-"
-      fi ;;
+      local t; t=$(kthread_ticks "vif$DOMID.$2-")
+      [ -n "$PEER_DEVID" ] && t=$((t + $(kthread_ticks "vif$PEER_DOMID.$PEER_DEVID-")))
+      echo "$t" ;;
     *) proc_ticks "$(unetbackd_pid)" ;;
   esac
+}
+
+# netfront_max_queues GUEST Q: the queues GUEST's netfront asks for on its next vif
+netfront_max_queues() {
+  guest_cmd "$1" "echo $2 > /sys/module/xen_netfront/parameters/max_queues" >/dev/null ||
+    { check_fail "set $1's netfront max_queues to $2"; return 1; }
 }
 
 # sample ROUND BACKEND Q DEVID TEST VALUE UNIT [k=v...]: one measurement with the CPU
@@ -78,21 +82,18 @@ host_tests() {
 guest_tests() {
   local r=$1 be=$2 q=$3 devid=$4 mac ip m
   mac=$(lab_mac 4 "$5"); ip=$(lab_ip 4 "$5")
-  guest_cmd peer "echo $q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null || { check_fail "set the peer's max_queues"; return; }
+  netfront_max_queues peer "$q" || return
   PEER_DEVID=$(vif_attach peer "$mac") || { PEER_DEVID=; return; }
   if ! wait_ping "$ip" 20; then check_fail "backend=$be q=$q: no ping to the peer $ip"
   else
-    before "$be" "$devid"
-    guest_cmd cmp "iperf3 -c $ip -t $SECS -P $q -J --connect-timeout 5000" $((SECS + 60)) >/tmp/iperf.json
-    after "$be" "$devid"
+    before "$be" "$devid"; iperf_exec "$ip" "$SECS" "$q" to_guest cmp; after "$be" "$devid"
     if m=$(iperf_parse); then
       # shellcheck disable=SC2086  # "MBPS BYTES SECONDS": split into $1..$3 on purpose
       set -- $m
       sample "$r" "$be" "$q" "$devid" g2g_tcp "$1" mbps "streams=$q bytes=$2 secs=$3"
     else check_fail "backend=$be q=$q round=$r iperf3 guest to guest"; fi
     before "$be" "$devid"
-    if guest_cmd cmp "sockperf ping-pong -i $ip -t $RR_SECS --no-rdtsc" $((RR_SECS + 60)) >/tmp/sockperf.out &&
-       after "$be" "$devid" && m=$(sockperf_parse); then
+    if sockperf_exec "$ip" "$RR_SECS" udp cmp && after "$be" "$devid" && m=$(sockperf_parse); then
       sample "$r" "$be" "$q" "$devid" g2g_udp_pp "$m" us "secs=$RR_SECS"
     else check_fail "backend=$be q=$q round=$r sockperf guest to guest"; fi
   fi
@@ -106,7 +107,7 @@ guest_tests() {
 measure() {   # measure ROUND BACKEND Q MAC_LOW
   local r=$1 be=$2 q=$3 mac ip devid irq0 irq1 nq
   mac=$(lab_mac 3 "$4"); ip=$(lab_ip 3 "$4")
-  guest_cmd cmp "echo $q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null || { check_fail "set netfront max_queues"; return; }
+  netfront_max_queues cmp "$q" || return
   devid=$(vif_attach cmp "$mac") || return
   nq=$(xenstore-read "/local/domain/$DOMID/device/vif/$devid/multi-queue-num-queues" 2>/dev/null || echo 1)
   [ "$nq" = "$q" ] || check_fail "backend=$be wanted $q queues, frontend uses $nq"

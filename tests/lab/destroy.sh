@@ -28,9 +28,7 @@ ms=$(($(now_ms) - t0)); destroy_from_s=$(((t0 - start) / 1000)); destroy_to_s=$(
 result "xl_destroy rc=$rc ms=$ms"
 [ $rc = 0 ] || { cat /tmp/destroy.out; check_fail "xl destroy rc=$rc"; }
 libxl_errors /tmp/destroy.out "xl destroy victim"
-sleep 2
-xenstore-read "/local/domain/0/backend/vif/$vid/0/state" >/dev/null 2>&1 && check_fail "victim's backend dir left behind"
-[ -e "/sys/class/net/vif$vid.0" ] && check_fail "victim's tap vif$vid.0 left behind"
+vif_released "$vid" 0 10
 unetbackd_alive || fail "unetbackd died when the guest was destroyed"
 maps_after=$(grep -c gntdev "/proc/$pid/maps")
 result "gntdev_mappings before=$maps_before after=$maps_after"

@@ -20,18 +20,6 @@ new_domid() {
   return 1
 }
 
-# vif_gone BACKEND DOMID: the old domain's vif left no backend node, netdev or daemon vif
-vif_gone() {
-  local be=$1 id=$2 end=$((SECONDS + 15))
-  while { xenstore-read "/local/domain/0/backend/vif/$id/0/state" >/dev/null 2>&1 ||
-          [ -e "/sys/class/net/vif$id.0" ]; } && [ $SECONDS -lt $end ]; do sleep 0.3; done
-  xenstore-read "/local/domain/0/backend/vif/$id/0/state" >/dev/null 2>&1 && check_fail "$be: backend node of $id/0 left behind"
-  [ -e "/sys/class/net/vif$id.0" ] && check_fail "$be: netdev vif$id.0 left behind"
-  if [ "$be" = unetbackd ] && unetbackd_ctl_ok && "$UNETBACKCTL" list 2>&1 | grep -q "vif$id.0"; then
-    check_fail "$be: unetbackctl still lists vif$id.0"
-  fi
-}
-
 # connected BACKEND DOMID T0_MS WHAT: the domain's vif 0 Connected and the guest answering;
 # records WHAT_to_ping_s, the time from T0_MS to the first answered ping
 connected() {
@@ -48,7 +36,7 @@ reboot_guest() {
   t0=$(now_ms)
   xl reboot "$name" >/tmp/reboot.out 2>&1 || { cat /tmp/reboot.out; check_fail "$be: xl reboot"; return 1; }
   id=$(new_domid "$name" "$old" 180) || { check_fail "$be: $name did not come back from xl reboot"; return 1; }
-  vif_gone "$be" "$old"
+  vif_released "$old" 0 15
   wait_console "$name" LAB-DOMU-READY 240 $((readies + 1)) || { check_fail "$be: rebooted $name not READY"; return 1; }
   connected "$be" "$id" "$t0" reboot
 }
@@ -62,7 +50,7 @@ save_restore() {
   [ $rc = 0 ] || { cat /tmp/save.out; check_fail "$be: xl save rc=$rc"; return 1; }
   result "backend=$be xl_save_s=$(fcalc "($(now_ms) - $t0) / 1000") image_mb=$(($(stat -c %s "$SAVE") >> 20))"
   domid_of "$name" >/dev/null && check_fail "$be: $name still exists after xl save"
-  vif_gone "$be" "$old"
+  vif_released "$old" 0 15
   t1=$(now_ms)
   xl restore "$SAVE" >/tmp/restore.out 2>&1; rc=$?
   rm -f "$SAVE"

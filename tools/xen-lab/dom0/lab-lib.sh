@@ -162,22 +162,30 @@ wait_ping() {
   return 1
 }
 
-# iperf_exec IP SECS STREAMS DIR: DIR=to_guest (dom0 sends) | from_guest (-R); iperf3's JSON
-# in /tmp/iperf.json. iperf_parse prints "MBPS BYTES SECONDS" as received (labtool.py iperf).
+# iperf_exec IP SECS STREAMS DIR [GUEST]: DIR=to_guest (the client sends) | from_guest (-R);
+# the client runs in dom0, or in GUEST's console shell; iperf3's JSON in /tmp/iperf.json.
+# iperf_parse prints "MBPS BYTES SECONDS" as received (labtool.py iperf).
 iperf_exec() {
-  local flag=""; [ "$4" = from_guest ] && flag=-R
-  iperf3 -c "$1" -t "$2" -P "$3" $flag -J --connect-timeout 5000 >/tmp/iperf.json 2>&1
+  local flag=""; [ "$4" = from_guest ] && flag=" -R"
+  client_exec "${5:-}" $(($2 + 60)) "iperf3 -c $1 -t $2 -P $3$flag -J --connect-timeout 5000" >/tmp/iperf.json 2>&1
 }
 iperf_parse() { python3 /lab/labtool.py iperf /tmp/iperf.json || { tail -5 /tmp/iperf.json >&2; return 1; }; }
 iperf_run() { iperf_exec "$@"; iperf_parse; }
 # iperf_mbps IP SECS STREAMS DIR: the Mbit/s received only
 iperf_mbps() { local r; r=$(iperf_run "$@") || return 1; echo "${r%% *}"; }
 
-# sockperf_exec IP SECS [tcp]: ping-pong (64-byte messages, sockperf's default), UDP or TCP
-# (the guest runs both servers); sockperf_parse prints the average latency in us
+# sockperf_exec IP SECS [tcp|udp] [GUEST]: ping-pong (64-byte messages, sockperf's default),
+# UDP or TCP (the guest runs both servers), from dom0 or from GUEST; sockperf_parse prints
+# the average latency in us
 sockperf_exec() {
-  local tcp=""; [ "${3:-}" = tcp ] && tcp=--tcp
-  sockperf ping-pong -i "$1" -t "$2" $tcp --no-rdtsc >/tmp/sockperf.out 2>&1 || { tail -3 /tmp/sockperf.out >&2; return 1; }
+  local tcp=""; [ "${3:-}" = tcp ] && tcp=" --tcp"
+  client_exec "${4:-}" $(($2 + 60)) "sockperf ping-pong -i $1 -t $2$tcp --no-rdtsc" >/tmp/sockperf.out 2>&1 ||
+    { tail -3 /tmp/sockperf.out >&2; return 1; }
+}
+# client_exec GUEST TIMEOUT_S "COMMAND": COMMAND in dom0 when GUEST is empty, else in GUEST
+client_exec() {
+  # shellcheck disable=SC2086  # a command line, split into words on purpose
+  if [ -z "$1" ]; then $3; else guest_cmd "$1" "$3" "$2"; fi
 }
 sockperf_parse() { python3 /lab/labtool.py sockperf /tmp/sockperf.out || { tail -5 /tmp/sockperf.out >&2; return 1; }; }
 sockperf_us() { sockperf_exec "$@" && sockperf_parse; }
@@ -316,11 +324,23 @@ vif_detach() {
   DETACH_MS=$(($(now_ms) - t0))
   [ $rc = 0 ] || { cat /tmp/detach.out; check_fail "xl network-detach $name $devid rc=$rc"; return 1; }
   libxl_errors /tmp/detach.out "network-detach $name $devid" || return 1
-  xenstore-read "/local/domain/0/backend/vif/$id/$devid/state" >/dev/null 2>&1 && { check_fail "backend dir of $id/$devid left behind"; return 1; }
-  local end=$((SECONDS + 10))
-  while [ -e "/sys/class/net/vif$id.$devid" ] && [ $SECONDS -lt $end ]; do sleep 0.3; done
-  [ -e "/sys/class/net/vif$id.$devid" ] && { check_fail "netdev vif$id.$devid left behind"; return 1; }
-  return 0
+  vif_released "$id" "$devid" 10
+}
+# vif_released DOMID DEVID SECS: within SECS the vif's backend node and netdev are gone
+# and unetbackd (when running) no longer lists it; each trace left is a check failure
+vif_released() {
+  local id=$1 devid=$2 end=$((SECONDS + $3)) left
+  while left=$(vif_traces "$id" "$devid") && [ $SECONDS -lt $end ]; do sleep 0.3; done
+  [ -z "$left" ] && return 0
+  check_fail "vif $id/$devid left behind:$left"; return 1
+}
+# vif_traces DOMID DEVID: prints what is left of the vif; fails when nothing is
+vif_traces() {
+  local left=
+  xenstore-read "/local/domain/0/backend/vif/$1/$2/state" >/dev/null 2>&1 && left+=" backend-node"
+  [ -e "/sys/class/net/vif$1.$2" ] && left+=" netdev"
+  unetbackd_ctl_ok && "$UNETBACKCTL" list 2>&1 | grep -q -w "vif$1\.$2" && left+=" daemon-vif"
+  echo "$left"; [ -n "$left" ]
 }
 
 # libxl_errors FILE WHAT: xl's output must not show that libxl gave up waiting for the

@@ -1,0 +1,129 @@
+#include "unetback/direct/frame_route.hpp"
+
+#include <algorithm>
+
+#include "unetback/rings/packet_headers.hpp"
+#include "unetback/rings/rx_builder.hpp"
+
+namespace unetback::direct {
+
+namespace {
+
+constexpr std::size_t ethernet_header_bytes = 14;
+
+[[nodiscard]] tap::mac_address mac_at(std::span<const std::byte> f, std::size_t off) {
+  tap::mac_address m{};
+  std::transform(f.begin() + static_cast<std::ptrdiff_t>(off),
+                 f.begin() + static_cast<std::ptrdiff_t>(off + m.size()), m.begin(),
+                 [](std::byte b) { return static_cast<std::uint8_t>(b); });
+  return m;
+}
+
+[[nodiscard]] bool tagged(std::span<const std::byte> f) {
+  const auto type = rings::detail::be16_at(f, 12);
+  return type == rings::ethertype_vlan || type == rings::ethertype_qinq;
+}
+
+/// A blank checksum or GSO needs the peer to accept a partial checksum of the
+/// frame's IP family (feature-no-csum-offload, feature-ipv6-csum-offload).
+[[nodiscard]] bool checksum_accepted(const rings::l3_layout& l3,
+                                     const rings::offload_features& rx) {
+  return l3.kind == rings::l3_kind::ipv4 ? !rx.no_csum_offload : rx.ipv6_csum_offload;
+}
+
+/// The largest packet on the peer's wire: the frame, or for GSO one segment
+/// (headers plus gso_size), without the Ethernet header; 0 if unparseable.
+[[nodiscard]] std::size_t wire_packet_bytes(const tx_frame& f, const rings::l3_layout& l3) {
+  if (f.offload.gso_type == rings::gso_type::none) {
+    return f.bytes.size() - ethernet_header_bytes;
+  }
+  const auto l4 = rings::parse_l4(f.bytes, l3);
+  if (!l4) {
+    return 0;
+  }
+  return l4.value().offset + l4.value().header_len - ethernet_header_bytes + f.offload.gso_size;
+}
+
+/// Whether `peer` can take `f` as it is: ring slots, GSO type, checksum, MTU.
+[[nodiscard]] route_reason fits_peer(const tx_frame& f, const direct_peer& peer) {
+  rings::rx_packet_desc desc;
+  desc.length = static_cast<std::uint32_t>(f.bytes.size());
+  desc.offload.gso_type = f.offload.gso_type;
+  const auto slots = rings::rx_slots_needed(desc, peer.rx);
+  if (!slots) {
+    return slots.error() == rings::rx_error::too_big ? route_reason::exceeds_peer_mtu
+                                                     : route_reason::offload_refused;
+  }
+  const bool partial = f.offload.csum_blank || f.offload.gso_type != rings::gso_type::none;
+  const auto l3 = rings::parse_l3(f.bytes);
+  if (!l3) {
+    if (partial) {
+      return route_reason::offload_refused;  // offloads need IP (the parser already said so)
+    }
+    return f.bytes.size() - ethernet_header_bytes > peer.mtu ? route_reason::exceeds_peer_mtu
+                                                             : route_reason::direct;
+  }
+  if (partial && !checksum_accepted(l3.value(), peer.rx)) {
+    return route_reason::offload_refused;
+  }
+  const std::size_t wire = wire_packet_bytes(f, l3.value());
+  if (wire == 0) {
+    return route_reason::offload_refused;
+  }
+  return wire > peer.mtu ? route_reason::exceeds_peer_mtu : route_reason::direct;
+}
+
+}  // namespace
+
+const char* to_string(route_reason r) {
+  switch (r) {
+    case route_reason::direct:
+      return "direct";
+    case route_reason::no_peer_on_bridge:
+      return "no eligible peer on the bridge";
+    case route_reason::truncated:
+      return "shorter than an Ethernet header";
+    case route_reason::group_destination:
+      return "broadcast or multicast destination";
+    case route_reason::spoofed_source:
+      return "source MAC is not the guest's";
+    case route_reason::vlan_tagged:
+      return "VLAN tagged";
+    case route_reason::not_a_peer:
+      return "destination is not a paired vif";
+    case route_reason::exceeds_peer_mtu:
+      return "bigger than the peer's MTU";
+    case route_reason::offload_refused:
+      return "offload the peer did not negotiate";
+  }
+  return "unknown route reason";
+}
+
+frame_route route_tx_frame(const tx_frame& f, const tap::mac_address& source_mac,
+                           std::span<const direct_peer> peers) {
+  if (peers.empty()) {
+    return {route_reason::no_peer_on_bridge, 0};
+  }
+  if (f.bytes.size() < ethernet_header_bytes) {
+    return {route_reason::truncated, 0};
+  }
+  if ((static_cast<std::uint8_t>(f.bytes[0]) & 1U) != 0) {
+    return {route_reason::group_destination, 0};
+  }
+  if (mac_at(f.bytes, 6) != source_mac) {
+    return {route_reason::spoofed_source, 0};
+  }
+  if (tagged(f.bytes)) {
+    return {route_reason::vlan_tagged, 0};
+  }
+  const auto destination = mac_at(f.bytes, 0);
+  const auto it = std::find_if(peers.begin(), peers.end(),
+                               [&](const direct_peer& p) { return p.mac == destination; });
+  if (it == peers.end()) {
+    return {route_reason::not_a_peer, 0};
+  }
+  const auto index = static_cast<std::uint16_t>(it - peers.begin());
+  return {fits_peer(f, *it), index};
+}
+
+}  // namespace unetback::direct
