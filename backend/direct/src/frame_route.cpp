@@ -31,12 +31,9 @@ constexpr std::size_t ethernet_header_bytes = 14;
   return l3.kind == rings::l3_kind::ipv4 ? !rx.no_csum_offload : rx.ipv6_csum_offload;
 }
 
-/// The largest packet on the peer's wire: the frame, or for GSO one segment
-/// (headers plus gso_size), without the Ethernet header; 0 if unparseable.
-[[nodiscard]] std::size_t wire_packet_bytes(const tx_frame& f, const rings::l3_layout& l3) {
-  if (f.offload.gso_type == rings::gso_type::none) {
-    return f.bytes.size() - ethernet_header_bytes;
-  }
+/// One GSO segment on the peer's wire: IP and TCP headers plus gso_size; 0 if
+/// the headers do not parse.
+[[nodiscard]] std::size_t gso_segment_bytes(const tx_frame& f, const rings::l3_layout& l3) {
   const auto l4 = rings::parse_l4(f.bytes, l3);
   if (!l4) {
     return 0;
@@ -45,6 +42,7 @@ constexpr std::size_t ethernet_header_bytes = 14;
 }
 
 /// Whether `peer` can take `f` as it is: ring slots, GSO type, checksum, MTU.
+/// A plain frame is judged by its length alone; only an offload needs its headers.
 [[nodiscard]] route_reason fits_peer(const tx_frame& f, const direct_peer& peer) {
   rings::rx_packet_desc desc;
   desc.length = static_cast<std::uint32_t>(f.bytes.size());
@@ -54,19 +52,17 @@ constexpr std::size_t ethernet_header_bytes = 14;
     return slots.error() == rings::rx_error::too_big ? route_reason::exceeds_peer_mtu
                                                      : route_reason::offload_refused;
   }
-  const bool partial = f.offload.csum_blank || f.offload.gso_type != rings::gso_type::none;
-  const auto l3 = rings::parse_l3(f.bytes);
-  if (!l3) {
-    if (partial) {
-      return route_reason::offload_refused;  // offloads need IP (the parser already said so)
-    }
+  const bool gso = f.offload.gso_type != rings::gso_type::none;
+  if (!gso && !f.offload.csum_blank) {
     return f.bytes.size() - ethernet_header_bytes > peer.mtu ? route_reason::exceeds_peer_mtu
                                                              : route_reason::direct;
   }
-  if (partial && !checksum_accepted(l3.value(), peer.rx)) {
-    return route_reason::offload_refused;
+  const auto l3 = rings::parse_l3(f.bytes);
+  if (!l3 || !checksum_accepted(l3.value(), peer.rx)) {
+    return route_reason::offload_refused;  // offloads need IP (the TX parser already said so)
   }
-  const std::size_t wire = wire_packet_bytes(f, l3.value());
+  const std::size_t wire =
+      gso ? gso_segment_bytes(f, l3.value()) : f.bytes.size() - ethernet_header_bytes;
   if (wire == 0) {
     return route_reason::offload_refused;
   }
