@@ -67,13 +67,15 @@ std::filesystem::path host_probe::net(std::string_view ifname) const {
   return roots_.sys / "class/net" / ifname;
 }
 
-port_facts host_probe::port(std::string_view ifname, const tap::mac_address& guest_mac) const {
+port_facts host_probe::port(std::string_view ifname, const tap::mac_address& guest_mac,
+                            const filter_facts& filters) const {
   port_facts f;
-  f.tc_or_xdp = true;  // not read yet (header): fail closed
+  f.tc_or_xdp = true;
   f.netdev_rules = true;
   if (!valid_ifname(ifname)) {
     return f;
   }
+  f.netdev_rules = filters.netdev_rules(ifname);
   std::error_code ec;
   const auto master = std::filesystem::read_symlink(net(ifname) / "master", ec);
   const auto brport = net(ifname) / "brport";
@@ -87,12 +89,13 @@ port_facts host_probe::port(std::string_view ifname, const tap::mac_address& gue
   f.fdb_agrees = port_no && fdb_gives_port(f.bridge, guest_mac, *port_no);
   const auto ifindex = number_at(net(ifname) / "ifindex");
   f.packet_socket = !ifindex || packet_socket_on(*ifindex);
+  f.tc_or_xdp = !ifindex || filters.tc_or_xdp(*ifindex);
   return f;
 }
 
-bridge_facts host_probe::bridge(std::string_view bridge) const {
+bridge_facts host_probe::bridge(std::string_view bridge, const filter_facts& filters) const {
   bridge_facts b;
-  b.bridge_rules = true;  // not read yet (header): fail closed
+  b.bridge_rules = filters.bridge_rules();
   if (!valid_ifname(bridge)) {
     b.vlan_filtering = true;
     return b;

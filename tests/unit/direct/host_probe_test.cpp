@@ -75,10 +75,28 @@ TEST_F(HostProbe, AForwardingPortWhoseFdbEntryIsItsOwnIsOpen) {
   EXPECT_FALSE(f.packet_socket);
 }
 
-TEST_F(HostProbe, WhatItCannotReadYetIsReportedPresent) {
+TEST_F(HostProbe, WithoutAFilterSnapshotEveryFilterCountsAsPresent) {
   EXPECT_TRUE(probe().port("vif3.0", guest_mac).tc_or_xdp);
   EXPECT_TRUE(probe().port("vif3.0", guest_mac).netdev_rules);
   EXPECT_TRUE(probe().bridge("xenbr0").bridge_rules);
+}
+
+TEST_F(HostProbe, TheFilterSnapshotIsLookedUpByTheVifsIfindexAndName) {
+  filter_facts filters;
+  filters.known = true;
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac, filters).tc_or_xdp);
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac, filters).netdev_rules);
+  EXPECT_FALSE(probe().bridge("xenbr0", filters).bridge_rules);
+  filters.filtered_devices = {6};
+  filters.netdev_hooked = {"vif3.1"};
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac, filters).tc_or_xdp);
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac, filters).netdev_rules);
+  filters.filtered_devices = {7};  // vif3.0's ifindex
+  filters.netdev_hooked = {"vif3.0"};
+  EXPECT_TRUE(probe().port("vif3.0", guest_mac, filters).tc_or_xdp);
+  EXPECT_TRUE(probe().port("vif3.0", guest_mac, filters).netdev_rules);
+  filters.bridge_tables = true;
+  EXPECT_TRUE(probe().bridge("xenbr0", filters).bridge_rules);
 }
 
 TEST_F(HostProbe, PortStateAndIsolationAreRead) {

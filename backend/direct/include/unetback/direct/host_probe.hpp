@@ -2,15 +2,14 @@
 // Reads what pair_policy needs to know about a vif's bridge port and its bridge
 // from sysfs and procfs (docs/direct-path.md). The control plane calls it about
 // once a second; nothing here is on the packet path.
-//
-// Not read yet: qdiscs, tc filters and XDP programs (rtnetlink) and nft/ebtables
-// rules (nfnetlink). The probe reports them present, so no pair is eligible until
-// they are read: the direct path must fail closed.
+// The packet filters (qdiscs, XDP, nft) come from netlink: filter_probe.hpp's
+// snapshot, passed in; without one every filter counts as present.
 
 #include <cstddef>
 #include <filesystem>
 #include <string_view>
 
+#include "unetback/direct/filter_probe.hpp"
 #include "unetback/direct/pair_policy.hpp"
 #include "unetback/tap/mac.hpp"
 
@@ -35,10 +34,12 @@ class host_probe {
 
   /// The facts about `ifname`'s bridge port, for the guest whose MAC is
   /// `guest_mac`. The caller fills domid, devid and direct_enabled.
-  [[nodiscard]] port_facts port(std::string_view ifname, const tap::mac_address& guest_mac) const;
+  [[nodiscard]] port_facts port(std::string_view ifname, const tap::mac_address& guest_mac,
+                                const filter_facts& filters = {}) const;
 
   /// The facts about the bridge `bridge`.
-  [[nodiscard]] bridge_facts bridge(std::string_view bridge) const;
+  [[nodiscard]] bridge_facts bridge(std::string_view bridge,
+                                    const filter_facts& filters = {}) const;
 
  private:
   [[nodiscard]] std::filesystem::path net(std::string_view ifname) const;
