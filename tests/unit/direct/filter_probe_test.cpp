@@ -4,14 +4,20 @@
 
 #include "unetback/direct/filter_probe.hpp"
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <gtest/gtest.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
 #include <net/if.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <string>
 
 #include "unetback/tap/netns.hpp"
+#include "unetback/tap/unique_fd.hpp"
 
 namespace unetback::direct {
 namespace {
@@ -67,6 +73,31 @@ TEST_F(FilterProbe, AnIngressOrShapingQdiscMarksItsDeviceOnly) {
   ASSERT_EQ(in_ns("tc qdisc add dev d1 root tbf rate 1mbit burst 32kbit latency 400ms"), 0);
   s = read();
   EXPECT_TRUE(s.facts.tc_or_xdp(s.d1));
+}
+
+// The smallest XDP program: return XDP_PASS.
+tap::unique_fd load_xdp_pass() {
+  const std::array<bpf_insn, 2> insns{{
+      {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, XDP_PASS},
+      {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+  }};
+  return tap::unique_fd{
+      bpf_prog_load(BPF_PROG_TYPE_XDP, "xdp_pass", "GPL", insns.data(), insns.size(), nullptr)};
+}
+
+TEST_F(FilterProbe, AnXdpProgramMarksItsDeviceOnly) {
+  const auto program = load_xdp_pass();
+  ASSERT_GE(program.get(), 0) << "BPF_PROG_LOAD of an XDP program failed";
+  {
+    const tap::netns_scope inside(tap::netns_handle::open_named(ns_));
+    ASSERT_EQ(bpf_xdp_attach(static_cast<int>(if_nametoindex("d0")), program.get(),
+                             XDP_FLAGS_SKB_MODE, nullptr),
+              0);
+  }
+  const auto s = read();
+  ASSERT_TRUE(s.facts.known);
+  EXPECT_TRUE(s.facts.tc_or_xdp(s.d0));
+  EXPECT_FALSE(s.facts.tc_or_xdp(s.d1));
 }
 
 TEST_F(FilterProbe, AnNftNetdevChainMarksTheDeviceItHooks) {
