@@ -9,10 +9,10 @@ namespace unetback::hostile {
 namespace {
 
 using rings::extra_flag_more;
+using rings::netif_rsp::error;
+using rings::netif_rsp::okay;
 using rings::tx_flags::extra_info;
 using rings::tx_flags::more_data;
-constexpr std::int16_t okay = rings::netif_rsp::okay;
-constexpr std::int16_t error = rings::netif_rsp::error;
 constexpr std::int16_t null_rsp = rings::netif_rsp::null;
 
 class Extras : public hostile_test {};

@@ -12,8 +12,8 @@
 namespace unetback::hostile {
 namespace {
 
-constexpr std::int16_t okay = rings::netif_rsp::okay;
-constexpr std::int16_t error = rings::netif_rsp::error;
+using rings::netif_rsp::error;
+using rings::netif_rsp::okay;
 constexpr domid other_guest{7};
 
 class Grants : public hostile_test {};

@@ -11,9 +11,9 @@
 namespace unetback::hostile {
 namespace {
 
+using rings::netif_rsp::error;
+using rings::netif_rsp::okay;
 using rings::tx_flags::more_data;
-constexpr std::int16_t okay = rings::netif_rsp::okay;
-constexpr std::int16_t error = rings::netif_rsp::error;
 
 class TxSlots : public hostile_test {};
 

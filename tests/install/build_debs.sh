@@ -5,7 +5,8 @@
 # writes its results beside the source tree; then moves the results (.dsc,
 # .tar.xz, the .debs with their -dbgsym .debs, .buildinfo, .changes) into
 # OUT_DIR, replacing what was there. The install.deb and deb_system.install_purge
-# tests check them.
+# tests check them. UNETBACK_DEB_BUILD_OPTIONS adds to DEB_BUILD_OPTIONS (the gate:
+# noopt).
 #   build_debs.sh SOURCE_DIR OUT_DIR
 source "$(dirname "$0")/lib.sh"
 src=$1
@@ -31,7 +32,8 @@ rm -rf "$out"
 mkdir -p "$out"
 echo "dpkg-buildpackage -us -uc (log: $out/build.log)"
 if ! (cd "$WORK/unetback" &&
-  DEB_BUILD_OPTIONS="parallel=${UNETBACK_DEB_JOBS:-2}" dpkg-buildpackage -us -uc) \
+  DEB_BUILD_OPTIONS="parallel=${UNETBACK_DEB_JOBS:-2} ${UNETBACK_DEB_BUILD_OPTIONS:-}" \
+    dpkg-buildpackage -us -uc) \
   >"$out/build.log" 2>&1; then
   tail -n 40 "$out/build.log" >&2
   echo "FAIL dpkg-buildpackage -us -uc" >&2

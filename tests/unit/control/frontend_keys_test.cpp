@@ -6,19 +6,14 @@
 #include <map>
 #include <utility>
 
+#include "key_map.hpp"
 #include "unetback/control/frontend_keys.hpp"
 
 namespace unetback::control {
 namespace {
 
-using keys = std::map<std::string, std::string>;
-
-key_reader reader(const keys& k) {
-  return [&k](std::string_view key) -> std::optional<std::string> {
-    const auto it = k.find(std::string(key));
-    return it == k.end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
-}
+using keys = testing::key_map;
+using testing::reader_of;
 
 frontend_limits limits(unsigned max_queues = 4) {
   return frontend_limits{domid{3}, 0, max_queues, 512, {}};
@@ -52,14 +47,14 @@ keys two_queues() {
 }
 
 key_error error_of(const keys& k, unsigned max_queues = 4) {
-  const auto r = parse_frontend_keys(reader(k), limits(max_queues));
+  const auto r = parse_frontend_keys(reader_of(k), limits(max_queues));
   EXPECT_FALSE(r.has_value());
   return r.has_value() ? key_error{} : r.error();
 }
 
 TEST(FrontendKeys, LinuxSingleQueueFrontendIsAccepted) {
   const keys k = single_queue();
-  const auto r = parse_frontend_keys(reader(k), limits());
+  const auto r = parse_frontend_keys(reader_of(k), limits());
   ASSERT_TRUE(r.has_value()) << r.error().message();
   ASSERT_EQ(r.value().queues.size(), 1U);
   const auto& q = r.value().queues[0];
@@ -77,7 +72,7 @@ TEST(FrontendKeys, LinuxSingleQueueFrontendIsAccepted) {
 
 TEST(FrontendKeys, LinuxTwoQueueFrontendIsAccepted) {
   const keys k = two_queues();
-  const auto r = parse_frontend_keys(reader(k), limits());
+  const auto r = parse_frontend_keys(reader_of(k), limits());
   ASSERT_TRUE(r.has_value()) << r.error().message();
   ASSERT_EQ(r.value().queues.size(), 2U);
   EXPECT_EQ(r.value().queues[1].index, queue_index{1});
@@ -93,7 +88,7 @@ TEST(FrontendKeys, OldFrontendWithoutNumQueuesGetsOneQueue) {
   k.erase("event-channel-tx");
   k.erase("event-channel-rx");
   k["event-channel"] = "5";
-  const auto r = parse_frontend_keys(reader(k), limits());
+  const auto r = parse_frontend_keys(reader_of(k), limits());
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r.value().queues.size(), 1U);
   EXPECT_FALSE(r.value().queues[0].split_event_channels);
@@ -163,7 +158,7 @@ TEST(FrontendKeys, RxCopyNotRequestedIsRejected) {
   k["request-rx-copy"] = "0";
   EXPECT_EQ(error_of(k).what, key_error::kind::out_of_range);
   k["request-rx-copy"] = "2";  // any non-zero requests it (Linux)
-  EXPECT_TRUE(parse_frontend_keys(reader(k), limits()).has_value());
+  EXPECT_TRUE(parse_frontend_keys(reader_of(k), limits()).has_value());
 }
 
 // As Linux: either split key missing means the shared one.
@@ -171,7 +166,7 @@ TEST(FrontendKeys, OneSplitEventChannelAloneFallsBackToTheSharedOne) {
   keys k = single_queue();
   k.erase("event-channel-rx");
   k["event-channel"] = "5";
-  const auto r = parse_frontend_keys(reader(k), limits());
+  const auto r = parse_frontend_keys(reader_of(k), limits());
   ASSERT_TRUE(r.has_value()) << r.error().message();
   EXPECT_FALSE(r.value().queues[0].split_event_channels);
   EXPECT_EQ(r.value().queues[0].tx_port, evtchn_port{5});
@@ -209,11 +204,11 @@ TEST(FrontendKeys, FeatureFlagIsOnWhenNonZeroAndRefusedWhenNotANumber) {
   for (const auto& [flag, member] : flags) {
     keys k = single_queue();
     k[flag] = "0";
-    ASSERT_TRUE(parse_frontend_keys(reader(k), limits()).has_value()) << flag;
-    EXPECT_FALSE(parse_frontend_keys(reader(k), limits()).value().features.*member) << flag;
+    ASSERT_TRUE(parse_frontend_keys(reader_of(k), limits()).has_value()) << flag;
+    EXPECT_FALSE(parse_frontend_keys(reader_of(k), limits()).value().features.*member) << flag;
     k[flag] = "2";
-    ASSERT_TRUE(parse_frontend_keys(reader(k), limits()).has_value()) << flag;
-    EXPECT_TRUE(parse_frontend_keys(reader(k), limits()).value().features.*member) << flag;
+    ASSERT_TRUE(parse_frontend_keys(reader_of(k), limits()).has_value()) << flag;
+    EXPECT_TRUE(parse_frontend_keys(reader_of(k), limits()).value().features.*member) << flag;
     k[flag] = "yes";
     EXPECT_EQ(error_of(k).what, key_error::kind::malformed);
     EXPECT_EQ(error_of(k).key, flag);
@@ -240,7 +235,7 @@ TEST(FrontendKeys, ControlRingIsParsedWhenComplete) {
   keys k = single_queue();
   k["ctrl-ring-ref"] = "40";
   k["event-channel-ctrl"] = "19";
-  const auto r = parse_frontend_keys(reader(k), limits());
+  const auto r = parse_frontend_keys(reader_of(k), limits());
   ASSERT_TRUE(r.has_value());
   ASSERT_TRUE(r.value().ctrl_ring);
   EXPECT_EQ(r.value().ctrl_ring->ref, grant_ref{40});
@@ -250,7 +245,7 @@ TEST(FrontendKeys, ControlRingIsParsedWhenComplete) {
 TEST(FrontendKeys, HugeXdpHeadroomIsRejected) {
   keys k = single_queue();
   k["xdp-headroom"] = "256";
-  EXPECT_TRUE(parse_frontend_keys(reader(k), limits()).has_value());
+  EXPECT_TRUE(parse_frontend_keys(reader_of(k), limits()).has_value());
   k["xdp-headroom"] = "32767";  // Linux would clamp; it exceeds half a page
   EXPECT_EQ(error_of(k).what, key_error::kind::out_of_range);
 }
@@ -259,7 +254,7 @@ TEST(FrontendKeys, TuningIsCopiedIntoEveryQueue) {
   const keys k = two_queues();
   frontend_limits l = limits();
   l.tuning.poll_us = 50;
-  const auto r = parse_frontend_keys(reader(k), l);
+  const auto r = parse_frontend_keys(reader_of(k), l);
   ASSERT_TRUE(r.has_value());
   for (const auto& q : r.value().queues) {
     EXPECT_EQ(q.tuning.poll_us, 50U);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "sim_domains.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/sim/netfront/frontend_queue.hpp"
 #include "unetback/sim/netfront/sim_frontend_memory.hpp"
@@ -23,8 +24,8 @@
 namespace unetback::sim {
 namespace {
 
-constexpr domid guest{5};
-constexpr domid backend{0};
+using test_domains::backend;
+using test_domains::guest;
 constexpr std::size_t hdr = 12;
 
 bool readable(int fd, int ms) {

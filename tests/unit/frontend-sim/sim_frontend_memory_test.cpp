@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 
+#include "sim_domains.hpp"
 #include "unetback/sim/netfront/sim_frontend_memory.hpp"
 #include "unetback/sim/sim_platform.hpp"
 #include "unetback/test_support/temp_dir.hpp"
@@ -13,8 +14,8 @@
 namespace unetback::sim {
 namespace {
 
-constexpr domid guest{5};
-constexpr domid backend{0};
+using test_domains::backend;
+using test_domains::guest;
 
 class SimFrontendMemory : public ::testing::Test {
  protected:

@@ -101,9 +101,9 @@ class GuestTapTxQueues : public ::testing::Test {
     for (int attempt = 0; attempt < 100 && total < frames_per_flow; ++attempt) {
       for (std::uint32_t q = 0; q < queue_count; ++q) {
         for (long n = ports[q]->read_frame(buf); n > 0; n = ports[q]->read_frame(buf)) {
-          const std::size_t hdr = ports[q]->vnet_hdr_size();
-          if (static_cast<std::size_t>(n) - hdr == f.size() &&
-              std::equal(f.begin(), f.end(), buf.begin() + static_cast<std::ptrdiff_t>(hdr))) {
+          const std::size_t vnet_hdr = ports[q]->vnet_hdr_size();
+          if (static_cast<std::size_t>(n) - vnet_hdr == f.size() &&
+              std::equal(f.begin(), f.end(), buf.begin() + static_cast<std::ptrdiff_t>(vnet_hdr))) {
             ++seen[q];
             ++total;
           }

@@ -9,8 +9,8 @@
 #   --budget S      seconds this tier may take in all, image build included (default
 #                   2400, what tools/test passes). It is skipped (77) when the estimate
 #                   does not fit.
-#   --idle-wait S   at most this long (default 150) for the host's 1-min load to fall
-#                   below 1 before the boot, so that TCG's auto mode can pick
+#   --idle-wait S   at most this long (default 150) for the host to go idle (under
+#                   half a core busy over 5 s) before the boot, so that TCG's auto mode can pick
 #                   multi-threaded (no wait with UNETBACK_LAB_TCG set or >= 4 cores)
 #   --unetbackd     the daemon (default: build/release/bin/unetbackd)
 #   --results DIR   per-scenario NAME.rc / NAME.log and summary.txt (default
@@ -88,17 +88,15 @@ if [ -x "$steering_tests" ]; then
   cat "$RESULTS/steering-kernel.log"
 fi
 
-# ---- the TCG mode: right after the gate's builds the 1-min load is above 1, and
-# xen-lab's auto mode would pick single-threaded TCG for the whole boot. The load of
-# builds that have ended decays within a minute or two; wait for that (bounded), so an
-# otherwise idle machine gets multi-threaded TCG (guests boot in 12-15 s, not 19-26 s).
-# A machine that stays busy keeps single, which a busy host needs (docs/lab.md).
+# ---- the TCG mode: right after the gate's builds the host may still be busy, and
+# xen-lab's auto mode would pick single-threaded TCG for the whole boot. Wait (bounded)
+# for it to go idle (host_idle: under half a core busy over 5 s), so an otherwise idle
+# machine gets multi-threaded TCG (guests boot in 12-15 s, not 19-26 s). A machine
+# that stays busy keeps single, which a busy host needs (docs/lab.md).
 if [ "${UNETBACK_LAB_TCG:-auto}" = auto ] && [ "$(nproc)" -lt 4 ]; then
   waited=0
-  while ! awk '{exit !($1 < 1.0)}' /proc/loadavg && [ $waited -lt "$IDLE_WAIT" ]; do
-    sleep 5; waited=$((waited + 5))
-  done
-  log "host load $(cut -d' ' -f1 /proc/loadavg) after waiting ${waited}s for an idle host"
+  until host_idle || [ $waited -ge "$IDLE_WAIT" ]; do waited=$((waited + 5)); done
+  log "host busy $(host_busy_cores 2) cores after waiting ${waited}s for an idle host"
 fi
 
 # ---- one boot, every scenario; QEMU killed at whatever budget is left
@@ -110,7 +108,7 @@ for attempt in 1 2; do
   # (a TERM to this script reaches the run, whose traps take QEMU down with it)
   setpriv --pdeathsig TERM -- "$HERE/xen-lab" run --unetbackd "$DAEMON" --timeout "$left" \
     --results "$RESULTS" "$SCEN" "lab.scenario_timeout=$per" lab.compare_rounds=1 \
-    lab.hostile_backends=unetbackd "${EXTRA[@]}"
+    lab.secs=4 lab.rr_secs=3 lab.hostile_backends=unetbackd "${EXTRA[@]}"
   rc=$?
   left=$((BUDGET - (SECONDS - T0)))
   # 125: the lab itself did not come up (a starved host can stall dom0: soft lockups);

@@ -41,9 +41,25 @@ QEMU_MEM="${UNETBACK_LAB_MEM:-3072}"
 # but when the host is busy its cross-vCPU rendezvous (TLB flushes) wait for descheduled
 # threads: measured here under a compile load, a guest took 164 s to boot with
 # thread=multi and 36 s with thread=single. Auto: multi when the host has >= 4 cores or is
-# idle (1-min load < 1), else single. UNETBACK_LAB_TCG=multi|single forces.
+# idle (host_idle below), else single. UNETBACK_LAB_TCG=multi|single forces.
 QEMU_TCG_THREAD="${UNETBACK_LAB_TCG:-auto}"
 QEMU_TCG_CPU="max,-smap,-smep,-rdtscp,-xsave"
+
+# host_busy_cores [SECONDS]: the cores' worth of CPU this host used over the next
+# SECONDS (default 5), from /proc/stat's first line; e.g. 0.07 or 1.93.
+host_busy_cores() {
+  local a b
+  a=$(head -n 1 /proc/stat); sleep "${1:-5}"; b=$(head -n 1 /proc/stat)
+  awk -v a="$a" -v b="$b" -v n="$(nproc)" 'BEGIN {
+    split(a, x); split(b, y); total = 0; idle = 0
+    for (i = 2; i <= 9; i++) total += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])   # idle + iowait
+    printf "%.2f\n", (total > 0) ? n * (total - idle) / total : 0 }'
+}
+# host_idle: under half a core busy over 5 s. (The 1-min load average, used before,
+# lags the end of a build: it falls below 1 only about a minute after a two-core
+# build ends, and that minute was spent waiting in every gate.)
+host_idle() { awk -v b="$(host_busy_cores 5)" 'BEGIN { exit !(b < 0.5) }'; }
 
 XEN_CMDLINE="dom0_mem=1536M,max:1536M dom0_max_vcpus=2 console=com1 com1=115200,8n1 loglvl=all guest_loglvl=all"
 DOM0_CMDLINE="console=hvc0 earlyprintk=xen panic=-1 quiet"
