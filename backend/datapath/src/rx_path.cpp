@@ -38,9 +38,9 @@ rx_path::rx_path(queue_context ctx, rings::rx_back_ring& ring)
           static_cast<std::uint32_t>(std::min<std::size_t>(ctx.tap.vnet_hdr_size(), max_vnet_hdr))),
       max_read_(hdr_size_ + rings::rx_max_data_slots * rings::rx_slot_bytes + 1),
       last_req_prod_(ring.req_cons()),
+      placed_(batch_ + 1),
       buf_(std::max<std::size_t>(ctx.config.tuning.rx_backlog_bytes,
                                  page_bytes + 2 * std::size_t{max_read_})) {
-  placed_.reserve(rings::rx_back_ring::size);
   seg_plan_.reserve(rings::rx_back_ring::size);
   seg_copy_.reserve(rings::rx_back_ring::size);
 }
@@ -55,14 +55,14 @@ rx_sweep_result rx_path::plan(clock::time_point now, bool tap_readable, copy_bat
   const std::uint32_t req_prod = ring_.load_req_prod();
   cur_.new_requests = req_prod != last_req_prod_;
   last_req_prod_ = req_prod;
-  placed_.clear();
+  placed_count_ = 0;
   seg_plan_.clear();
   seg_copy_.clear();
   reads_ = 0;
   // Without posted buffers the TAP was not polled: what it holds is unknown.
   waiting_ = fill(tap_readable || !had_slots);
   if (cur_.fault) {
-    placed_.clear();
+    placed_count_ = 0;
     seg_plan_.clear();
     seg_copy_.clear();
     batch.truncate(first_seg_);
@@ -232,20 +232,22 @@ void rx_path::place_held() {
   held_.reset();
   const auto reqs = std::span(reqs_).first(h.need);
   ring_.copy_requests(reqs);  // copied once; consumed only with a plan for them
-  auto plan = rings::build_rx(h.desc, features_, reqs);
-  if (!plan) {
-    count_unfit(plan.error());  // unreachable: rx_slots_needed accepted the same desc
+  // A sweep places the frame held from the last one and at most batch_ it
+  // reads (fill), so placed_ has room; the plan is built where flush() reads it.
+  const std::uint32_t index = placed_count_;
+  placed_frame& frame = placed_[index];
+  if (const auto built = rings::build_rx(h.desc, features_, reqs, frame.plan); !built) {
+    count_unfit(built.error());  // unreachable: rx_slots_needed accepted the same desc
     return;
   }
+  frame.length = h.desc.length;
+  ++placed_count_;
   ring_.consume(h.need);
   bump(ctx_.counters.rx_slots, h.need);
   if (h.desc.hash.present) {
     bump(ctx_.counters.rx_hash_extras);
   }
-  // Each frame consumes at least one request: never more than the ring size.
-  const auto index = static_cast<std::uint32_t>(placed_.size());
-  placed_.push_back({plan.value(), h.desc.length});
-  const rings::rx_plan& p = placed_.back().plan;
+  const rings::rx_plan& p = frame.plan;
   for (std::uint32_t i = 0; i < p.copy_count; ++i) {
     const rings::rx_copy& cp = p.copies[i];
     platform::grant_copy_segment seg{};
@@ -271,15 +273,15 @@ void rx_path::flush(const copy_batch& batch) {
       bump(c.rx_copy_errors);
     }
   }
-  for (const placed_frame& f : placed_) {
+  for (const placed_frame& f : std::span(placed_).first(placed_count_)) {
     for (std::uint32_t s = 0; s < f.plan.slots; ++s) {
       ctx_.rx_responses.stage(f.plan.responses[s]);  // for the request's own slot
     }
     bump(c.rx_packets);
     bump(c.rx_bytes, f.length);
   }
-  cur_.delivered = static_cast<std::uint32_t>(placed_.size());
-  if (!placed_.empty()) {
+  cur_.delivered = placed_count_;
+  if (placed_count_ > 0) {
     const bool asked = ctx_.rx_responses.commit(ring_);
     cur_.notify = asked || ctx_.config.tuning.notify_always;
   }

@@ -128,7 +128,8 @@ class rx_path {
   std::uint64_t hash_generation_ = 0;
   rx_sweep_result cur_;
   std::array<rings::rx_request, rings::rx_back_ring::size> reqs_{};
-  std::vector<placed_frame> placed_;     // capacity: ring size (reserved)
+  std::vector<placed_frame> placed_;     // batch_ + 1 plans, built in place
+  std::uint32_t placed_count_ = 0;       // placed this sweep
   std::uint32_t reads_ = 0;              // frames read this sweep
   clock::time_point now_{};              // the sweep's time (plan() to complete())
   bool waiting_ = false;                 // plan() stopped to wait for buffers

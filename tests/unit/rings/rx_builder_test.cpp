@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <span>
 #include <vector>
 
 namespace unetback::rings {
@@ -29,6 +30,18 @@ rx_packet_desc packet(std::uint32_t len) {
   return p;
 }
 
+/// build_rx into a fresh plan, returned with it.
+result<rx_plan, rx_error> built(const rx_packet_desc& p, const offload_features& f,
+                                std::span<const rx_request> reqs) {
+  rx_plan plan;
+  const auto slots = build_rx(p, f, reqs, plan);
+  if (!slots) {
+    return slots.error();
+  }
+  EXPECT_EQ(slots.value(), plan.slots);
+  return plan;
+}
+
 extra_info as_extra(const rx_response& r) {
   extra_info e;
   std::memcpy(&e, &r, sizeof(e));
@@ -37,7 +50,7 @@ extra_info as_extra(const rx_response& r) {
 
 TEST(RxBuilder, SmallFrameUsesOneSlot) {
   const auto reqs = posted(4);
-  const auto plan = build_rx(packet(60), sg_gso(), reqs);
+  const auto plan = built(packet(60), sg_gso(), reqs);
   ASSERT_TRUE(plan);
   const rx_plan& p = plan.value();
   EXPECT_EQ(p.slots, 1U);
@@ -55,7 +68,7 @@ TEST(RxBuilder, PartialChecksumSetsBlankAndValidated) {
   auto desc = packet(60);
   desc.offload.csum_partial = true;
   desc.offload.csum_validated = true;
-  const auto plan = build_rx(desc, sg_gso(), posted(1));
+  const auto plan = built(desc, sg_gso(), posted(1));
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan.value().responses[0].flags, rx_flags::csum_blank | rx_flags::data_validated);
   EXPECT_EQ(plan.value().responses[0].flags, 0x3);  // RX bit order: validated=1, blank=2
@@ -64,13 +77,13 @@ TEST(RxBuilder, PartialChecksumSetsBlankAndValidated) {
 TEST(RxBuilder, ValidatedChecksumSetsOnlyDataValidated) {
   auto desc = packet(60);
   desc.offload.csum_validated = true;
-  const auto plan = build_rx(desc, sg_gso(), posted(1));
+  const auto plan = built(desc, sg_gso(), posted(1));
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan.value().responses[0].flags, rx_flags::data_validated);
 }
 
 TEST(RxBuilder, LargeFrameSpansPagesWithMoreData) {
-  const auto plan = build_rx(packet(10000), sg_gso(), posted(3));
+  const auto plan = built(packet(10000), sg_gso(), posted(3));
   ASSERT_TRUE(plan);
   const rx_plan& p = plan.value();
   ASSERT_EQ(p.slots, 3U);
@@ -91,7 +104,7 @@ TEST(RxBuilder, GsoExtraFollowsFirstSlot) {
   desc.offload.gso_type = gso_type::tcpv4;
   desc.offload.gso_size = 1448;
   ASSERT_EQ(rx_slots_needed(desc, sg_gso()).value(), 3U);
-  const auto plan = build_rx(desc, sg_gso(), posted(3));
+  const auto plan = built(desc, sg_gso(), posted(3));
   ASSERT_TRUE(plan);
   const rx_plan& p = plan.value();
   EXPECT_EQ(p.responses[0].flags & rx_flags::extra_info, rx_flags::extra_info);
@@ -116,7 +129,7 @@ TEST(RxBuilder, GsoAndHashExtrasAreChained) {
   desc.offload.gso_type = gso_type::tcpv6;
   desc.offload.gso_size = 1400;
   desc.hash = rx_hash{true, _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP, 0xA1B2C3D4};
-  const auto plan = build_rx(desc, sg_gso(), posted(3));
+  const auto plan = built(desc, sg_gso(), posted(3));
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan.value().slots, 3U);
   const extra_info g = as_extra(plan.value().responses[1]);
@@ -153,11 +166,11 @@ TEST(RxBuilder, GsoTypeFrontendDidNotRequestIsDropped) {
   auto feats = sg_gso();
   feats.gso_tcpv6 = false;
   EXPECT_EQ(rx_slots_needed(desc, feats).error(), rx_error::gso_not_negotiated);
-  EXPECT_EQ(build_rx(desc, feats, posted(3)).error(), rx_error::gso_not_negotiated);
+  EXPECT_EQ(built(desc, feats, posted(3)).error(), rx_error::gso_not_negotiated);
 }
 
 TEST(RxBuilder, FailedCopyMarksOnlyItsSlotAsError) {
-  auto plan = build_rx(packet(9000), sg_gso(), posted(3)).value();
+  auto plan = built(packet(9000), sg_gso(), posted(3)).value();
   plan.fail_copy(1);
   EXPECT_EQ(plan.responses[0].status, 4096);
   EXPECT_EQ(plan.responses[1].status, netif_rsp::error);
@@ -167,13 +180,45 @@ TEST(RxBuilder, FailedCopyMarksOnlyItsSlotAsError) {
 TEST(RxBuilder, ResponsesCarryNoStaleBytes) {
   auto desc = packet(60);
   desc.hash = rx_hash{true, 0, 1};
-  const auto plan = build_rx(desc, sg_gso(), posted(2)).value();
+  const auto plan = built(desc, sg_gso(), posted(2)).value();
   const extra_info h = as_extra(plan.responses[1]);
   EXPECT_EQ(h.u.hash.value[1], 0);
   EXPECT_EQ(plan.responses[0].offset, 0);
   for (std::uint32_t i = plan.slots; i < rx_max_slots; ++i) {
     EXPECT_EQ(plan.responses[i].status, 0);
   }
+}
+
+TEST(RxBuilder, ReusedPlanIsRebuiltForTheNextPacket) {
+  auto big = packet(9000);
+  big.offload.csum_partial = true;
+  big.offload.gso_type = gso_type::tcpv4;
+  big.offload.gso_size = 1448;
+  big.hash = rx_hash{true, _XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP, 7};
+  rx_plan plan;
+  ASSERT_EQ(build_rx(big, sg_gso(), posted(5), plan).value(), 5U);
+  ASSERT_EQ(plan.copy_count, 3U);
+
+  auto reqs = posted(1);
+  reqs[0].id = 9;
+  reqs[0].gref = 77;
+  ASSERT_EQ(build_rx(packet(60), sg_gso(), reqs, plan).value(), 1U);
+  EXPECT_EQ(plan.slots, 1U);
+  ASSERT_EQ(plan.copy_count, 1U);
+  EXPECT_EQ(plan.copies[0].slot, 0U);
+  EXPECT_EQ(plan.copies[0].gref, grant_ref(77));
+  EXPECT_EQ(plan.copies[0].src_offset, 0U);
+  EXPECT_EQ(plan.copies[0].len, 60);
+  EXPECT_EQ(plan.responses[0].id, 9);
+  EXPECT_EQ(plan.responses[0].flags, 0);  // no extra_info or more_data left from the GSO frame
+  EXPECT_EQ(plan.responses[0].status, 60);
+}
+
+TEST(RxBuilder, RefusedPacketLeavesItsSlotCountOut) {
+  rx_plan plan;
+  EXPECT_EQ(build_rx(packet(0), sg_gso(), posted(1), plan).error(), rx_error::empty);
+  EXPECT_EQ(plan.slots, 0U);
+  EXPECT_EQ(plan.copy_count, 0U);
 }
 
 }  // namespace

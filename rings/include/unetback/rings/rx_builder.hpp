@@ -81,6 +81,7 @@ struct rx_copy {
 };
 
 /// Everything to do for one packet: copies, then `slots` responses in order.
+/// Entries past `copy_count` / `slots` are stale when the plan is reused.
 struct rx_plan {
   std::uint32_t slots = 0;       ///< requests consumed == responses written
   std::uint32_t copy_count = 0;  ///< valid entries in `copies`
@@ -164,17 +165,22 @@ namespace detail {
   return data + detail::rx_extra_count(p);
 }
 
-/// Builds copies and responses for `p` into the RX requests `reqs`, which the
-/// caller copied out of the ring (reqs.size() >= rx_slots_needed(p, f)).
-[[nodiscard]] inline result<rx_plan, rx_error> build_rx(const rx_packet_desc& p,
-                                                        const offload_features& f,
-                                                        std::span<const rx_request> reqs) {
+/// Builds the copies and responses for `p` into `plan` over the RX requests
+/// `reqs`, which the caller copied out of the ring (reqs.size() >=
+/// rx_slots_needed(p, f)); returns the slots used. `plan` is the caller's
+/// storage, reused packet after packet: only its first `slots` responses and
+/// `copy_count` copies are written, every one of them whole, so a 64-byte
+/// frame costs one response and one copy, not a zeroed ~460-byte plan.
+[[nodiscard]] inline result<std::uint32_t, rx_error> build_rx(const rx_packet_desc& p,
+                                                              const offload_features& f,
+                                                              std::span<const rx_request> reqs,
+                                                              rx_plan& plan) {
   const auto needed = rx_slots_needed(p, f);
   if (!needed) {
     return needed.error();
   }
-  rx_plan plan;
   plan.slots = needed.value();
+  plan.copy_count = 0;
   const std::uint32_t extras = detail::rx_extra_count(p);
   const std::uint32_t data_slots = plan.slots - extras;
   std::uint32_t src = 0;
@@ -198,7 +204,7 @@ namespace detail {
   if (p.hash.present) {
     plan.responses[slot] = detail::extra_slot(extra_type::hash, false, p);
   }
-  return plan;
+  return plan.slots;
 }
 
 }  // namespace unetback::rings
