@@ -7,17 +7,17 @@
 namespace unetback::sim {
 namespace {
 
-constexpr std::array<std::string_view, 4> names{"linux", "xenvif", "gplpv", "minios"};
+constexpr std::array<std::string_view, 4> known_personalities{"linux", "xenvif", "gplpv", "minios"};
 
 }  // namespace
 
 std::span<const std::string_view> personality_names() {
-  return names;
+  return known_personalities;
 }
 
 std::optional<personality> parse_personality(std::string_view name) {
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) {
+  for (std::size_t i = 0; i < known_personalities.size(); ++i) {
+    if (known_personalities[i] == name) {
       return static_cast<personality>(i);
     }
   }
@@ -25,7 +25,7 @@ std::optional<personality> parse_personality(std::string_view name) {
 }
 
 std::string_view to_string(personality p) {
-  return names.at(static_cast<std::size_t>(p));
+  return known_personalities.at(static_cast<std::size_t>(p));
 }
 
 personality_profile profile_of(personality p) {

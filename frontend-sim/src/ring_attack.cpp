@@ -12,7 +12,7 @@ struct attack_name {
   ring_attack attack;
   std::string_view name;
 };
-constexpr std::array<attack_name, 6> names{{
+constexpr std::array<attack_name, 6> attack_names{{
     {ring_attack::req_prod_overflow, "tx-req-prod-overflow"},
     {ring_attack::slot_crossing_page, "tx-slot-crossing-page"},
     {ring_attack::bad_gref, "tx-bad-gref"},
@@ -110,7 +110,7 @@ std::uint64_t kick_storm(frontend_queue& q) {
 }  // namespace
 
 std::optional<ring_attack> parse_ring_attack(std::string_view name) {
-  for (const attack_name& n : names) {
+  for (const attack_name& n : attack_names) {
     if (n.name == name) {
       return n.attack;
     }
@@ -119,7 +119,7 @@ std::optional<ring_attack> parse_ring_attack(std::string_view name) {
 }
 
 std::string_view to_string(ring_attack a) {
-  for (const attack_name& n : names) {
+  for (const attack_name& n : attack_names) {
     if (n.attack == a) {
       return n.name;
     }
@@ -129,8 +129,8 @@ std::string_view to_string(ring_attack a) {
 
 std::vector<std::string_view> ring_attack_names() {
   std::vector<std::string_view> out;
-  out.reserve(names.size());
-  for (const attack_name& n : names) {
+  out.reserve(attack_names.size());
+  for (const attack_name& n : attack_names) {
     out.push_back(n.name);
   }
   return out;

@@ -13,8 +13,6 @@ namespace unetback::control {
 
 namespace {
 
-constexpr std::string_view backend_token = "backend-vif";
-
 std::optional<unsigned> parse_component(std::string_view text, std::uint64_t max) {
   const auto v = xs::parse_decimal(text, max);
   return v ? std::optional<unsigned>(static_cast<unsigned>(*v)) : std::nullopt;

@@ -22,7 +22,6 @@ namespace {
 constexpr std::chrono::milliseconds probe_interval{1000};
 constexpr std::chrono::milliseconds first_retry{100};
 constexpr std::chrono::milliseconds max_retry{5000};
-constexpr std::string_view backend_token = "backend-vif";
 
 }  // namespace
 

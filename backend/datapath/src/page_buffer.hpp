@@ -9,9 +9,13 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 
 namespace unetback::datapath {
+
+/// Bytes of a page: a grant copy never crosses one, and frames are placed on them.
+inline constexpr std::uint32_t page_bytes = 4096;
 
 class page_buffer {
  public:

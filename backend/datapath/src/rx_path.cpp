@@ -14,7 +14,6 @@ namespace unetback::datapath {
 namespace {
 
 constexpr std::uint32_t max_vnet_hdr = sizeof(rings::vnet_header);
-constexpr std::uint32_t page_bytes = 4096;
 // Frames dropped from the TAP per drain: more than its default txqueuelen (500).
 constexpr std::uint32_t max_drained_frames = 1024;
 

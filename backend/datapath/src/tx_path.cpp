@@ -13,8 +13,6 @@
 namespace unetback::datapath {
 namespace {
 
-constexpr std::uint32_t page_bytes = 4096;
-
 /// Private buffer for the packets of one sweep: four maximum-size packets,
 /// each placed up to a page further on (placement_for). A sweep stops early
 /// (and continues in the next one) when a packet no longer fits, so one sweep

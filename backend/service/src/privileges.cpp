@@ -87,7 +87,7 @@ void apply(capng_select_t what, const char* step) {
   }
 }
 
-void check(int rc, const std::string& what) {
+void check_errno(int rc, const std::string& what) {
   if (rc != 0) {
     throw std::system_error(errno, std::generic_category(), what);
   }
@@ -97,11 +97,11 @@ void check(int rc, const std::string& what) {
 // clears the effective set at the uid change; the caller then applies the kept
 // set, a subset of the permitted one.
 void switch_identity(const account& a) {
-  check(::prctl(PR_SET_KEEPCAPS, 1UL, 0UL, 0UL, 0UL), "prctl(PR_SET_KEEPCAPS)");
-  check(::initgroups(a.name.c_str(), a.gid), "initgroups " + a.name);
-  check(::setresgid(a.gid, a.gid, a.gid), "setresgid " + std::to_string(a.gid));
-  check(::setresuid(a.uid, a.uid, a.uid), "setresuid " + std::to_string(a.uid));
-  check(::prctl(PR_SET_KEEPCAPS, 0UL, 0UL, 0UL, 0UL), "prctl(PR_SET_KEEPCAPS, 0)");
+  check_errno(::prctl(PR_SET_KEEPCAPS, 1UL, 0UL, 0UL, 0UL), "prctl(PR_SET_KEEPCAPS)");
+  check_errno(::initgroups(a.name.c_str(), a.gid), "initgroups " + a.name);
+  check_errno(::setresgid(a.gid, a.gid, a.gid), "setresgid " + std::to_string(a.gid));
+  check_errno(::setresuid(a.uid, a.uid, a.uid), "setresuid " + std::to_string(a.uid));
+  check_errno(::prctl(PR_SET_KEEPCAPS, 0UL, 0UL, 0UL, 0UL), "prctl(PR_SET_KEEPCAPS, 0)");
 }
 
 }  // namespace

@@ -184,32 +184,33 @@ constexpr std::array<int, 4> socket_families{AF_UNIX, AF_NETLINK, AF_INET, AF_IN
 
 using filter = std::unique_ptr<void, decltype(&seccomp_release)>;
 
-void check(int rc, const std::string& what) {
+void check_seccomp(int rc, const std::string& what) {
   if (rc < 0) {
     throw std::runtime_error("seccomp: " + what + ": " + std::strerror(-rc));
   }
 }
 
 void allow(const filter& f, int nr, const std::string& name) {
-  check(seccomp_rule_add(f.get(), SCMP_ACT_ALLOW, nr, 0), "allowing " + name);
+  check_seccomp(seccomp_rule_add(f.get(), SCMP_ACT_ALLOW, nr, 0), "allowing " + name);
 }
 
 // No executable memory: mmap and mprotect only without PROT_EXEC.
 void allow_without_exec(const filter& f, int nr, const char* name) {
-  check(seccomp_rule_add(
-            f.get(), SCMP_ACT_ALLOW, nr, 1,
-            scmp_arg_cmp{.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0}),
-        std::string("allowing ") + name);
+  check_seccomp(
+      seccomp_rule_add(
+          f.get(), SCMP_ACT_ALLOW, nr, 1,
+          scmp_arg_cmp{.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0}),
+      std::string("allowing ") + name);
 }
 
 void allow_socket_families(const filter& f) {
   for (const int family : socket_families) {
-    check(seccomp_rule_add(f.get(), SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-                           scmp_arg_cmp{.arg = 0,
-                                        .op = SCMP_CMP_EQ,
-                                        .datum_a = static_cast<scmp_datum_t>(family),
-                                        .datum_b = 0}),
-          "allowing socket family " + std::to_string(family));
+    check_seccomp(seccomp_rule_add(f.get(), SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+                                   scmp_arg_cmp{.arg = 0,
+                                                .op = SCMP_CMP_EQ,
+                                                .datum_a = static_cast<scmp_datum_t>(family),
+                                                .datum_b = 0}),
+                  "allowing socket family " + std::to_string(family));
   }
 }
 
@@ -252,7 +253,7 @@ void install_syscall_filter(syscall_filter_mode mode) {
   allow_without_exec(f, SCMP_SYS(mmap), "mmap");
   allow_without_exec(f, SCMP_SYS(mprotect), "mprotect");
   allow_socket_families(f);
-  check(seccomp_load(f.get()), "loading the filter");
+  check_seccomp(seccomp_load(f.get()), "loading the filter");
 }
 
 }  // namespace unetback::service

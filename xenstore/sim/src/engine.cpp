@@ -13,8 +13,6 @@ namespace unetback::xs::sim {
 
 namespace {
 
-constexpr std::string_view ok_payload{"OK\0", 3};
-
 std::string with_nul(std::string_view s) {
   std::string out(s);
   out.push_back('\0');

@@ -10,12 +10,6 @@
 
 namespace unetback::xs::sim {
 
-namespace {
-
-constexpr std::string_view ok_payload{"OK\0", 3};
-
-}  // namespace
-
 // Every node a transaction looks at is recorded with the generation its
 // snapshot had, before the transaction itself changes it.
 const node* engine::lookup(op_context& ctx, std::string_view path) {

@@ -10,12 +10,6 @@
 
 namespace unetback::xs::sim {
 
-namespace {
-
-constexpr std::string_view ok_payload{"OK\0", 3};
-
-}  // namespace
-
 engine::op_result engine::do_transaction_start(connection& conn, const request& req) {
   if (req.hdr.tx_id != 0) {
     return {EBUSY, {}};  // no nested transactions

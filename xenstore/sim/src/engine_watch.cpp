@@ -15,8 +15,6 @@ namespace unetback::xs::sim {
 
 namespace {
 
-constexpr std::string_view ok_payload{"OK\0", 3};
-
 // Removes the entries after the first (the owner's) that name `d`.
 void drop_grants(std::vector<permission>& perms, domid d) {
   if (perms.size() > 1) {

@@ -2,10 +2,10 @@
 
 #include <optional>
 
+#include "cas_limits.hpp"
+
 namespace unetback::sim::detail {
 namespace {
-
-constexpr int max_cas_attempts = 4;  // Xen's _set_status_v1 retry bound
 
 std::int16_t check_word(std::uint32_t word, domid self, access_mode mode) {
   const std::uint16_t flags = grant_flags(word);

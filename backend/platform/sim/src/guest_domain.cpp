@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cas_limits.hpp"
 #include "grant_ops.hpp"
 #include "unetback/sim/endpoint.hpp"
 #include "unetback/sim/guest_event_channel.hpp"
@@ -18,8 +19,6 @@
 
 namespace unetback::sim {
 namespace {
-
-constexpr int max_cas_attempts = 4;
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
   return (v + a - 1) / a * a;

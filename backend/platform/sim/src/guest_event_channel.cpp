@@ -7,14 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "cas_limits.hpp"
 #include "port_events.hpp"
 #include "unetback/sim/endpoint.hpp"
 #include "unetback/sim/guest_domain.hpp"
 
 namespace unetback::sim {
 namespace {
-
-constexpr int max_cas_attempts = 4;
 
 /// Moves a port's state word to `changing` if it is in state `from`;
 /// returns the new word.

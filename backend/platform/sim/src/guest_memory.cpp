@@ -9,12 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "errno_code.hpp"
+
 namespace unetback::sim {
 namespace {
-
-std::error_code errc(int e) {
-  return {e, std::generic_category()};
-}
 
 /// A region [offset, offset + count * size) that must start at or after
 /// `floor`, be `align`-aligned and end inside the file. Returns its end or 0.

@@ -3,14 +3,11 @@
 #include <atomic>
 #include <cerrno>
 
+#include "cas_limits.hpp"
+#include "errno_code.hpp"
+
 namespace unetback::sim {
 namespace {
-
-std::error_code errc(int e) {
-  return {e, std::generic_category()};
-}
-
-constexpr int max_cas_attempts = 4;
 
 /// Local port numbers are unique within the process (port 0 is invalid).
 evtchn_port next_local_port() {

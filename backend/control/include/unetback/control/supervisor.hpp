@@ -88,6 +88,9 @@ class supervisor {
   [[nodiscard]] daemon_status status() const;
 
  private:
+  /// The token of the watch on the backend root.
+  static constexpr std::string_view backend_token = "backend-vif";
+
   void on_watch(std::string_view path, std::string_view token);
   void mark_dirty(vif_id key);
   void schedule();

@@ -92,6 +92,9 @@ class engine {
   [[nodiscard]] std::size_t connection_count() const { return conns_.size(); }
 
  private:
+  /// The payload of a successful reply that carries no data.
+  static constexpr std::string_view ok_payload{"OK\0", 3};
+
   struct watch {
     std::string abs;  // canonical path or special name
     std::string token;
