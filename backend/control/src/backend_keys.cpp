@@ -19,10 +19,11 @@ std::optional<rate_limit_keys> parse_rate(std::string_view text) {
   return rate_limit_keys{*bytes, static_cast<std::uint32_t>(*usecs)};
 }
 
-key_result<backend_config> parse_backend_keys(const key_reader& read, domid frontend,
-                                              unsigned devid) {
+key_result<backend_config> parse_backend_keys(const key_reader& read, const vif_id& vif) {
   detail::key_parser p(read);
   backend_config cfg;
+  const domid frontend = vif.frontend;
+  const unsigned devid = vif.devid;
   cfg.devid = devid;
   cfg.frontend = domid{static_cast<std::uint16_t>(p.number("frontend-id", 0, domid_max))};
   if (p.ok() && cfg.frontend != frontend) {

@@ -3,6 +3,8 @@
 
 #include "unetback/control/frontend_keys.hpp"
 
+#include <cstddef>
+
 #include "key_parser.hpp"
 
 namespace unetback::control {
@@ -11,13 +13,23 @@ namespace {
 
 using detail::key_parser;
 
+/// The most characters a thread name may have (TASK_COMM_LEN - 1).
+constexpr std::size_t max_thread_name = 15;
+
+/// "vif<D>.<N><suffix>"; without the "vif" when that is too long, cut to fit.
+std::string thread_name(const vif_id& vif, const std::string& suffix) {
+  const std::string name = vif.name() + suffix;
+  constexpr std::size_t prefix = 3;  // "vif"
+  return name.size() <= max_thread_name ? name : name.substr(prefix, max_thread_name);
+}
+
 // tx-ring-ref, rx-ring-ref and the event channel(s) of one queue, read from
 // `dir` ("" for a single queue, "queue-K/" for several).
 datapath::queue_config parse_queue(key_parser& p, const std::string& dir, unsigned index,
                                    const frontend_limits& limits) {
   datapath::queue_config q;
-  q.name = queue_thread_name(limits.frontend, limits.devid, index);
-  q.frontend = limits.frontend;
+  q.name = queue_thread_name(limits.vif, index);
+  q.frontend = limits.vif.frontend;
   q.index = queue_index{index};
   q.tuning = limits.tuning;
   q.tx_ring_ref =
@@ -74,15 +86,12 @@ std::optional<ctrl_ring_keys> parse_ctrl_ring(key_parser& p) {
 
 }  // namespace
 
-std::string queue_thread_name(domid frontend, unsigned devid, unsigned queue) {
-  std::string tail =
-      std::to_string(frontend.value()) + "." + std::to_string(devid) + "-q" + std::to_string(queue);
-  return tail.size() + 3 <= 15 ? "vif" + tail : tail.substr(0, 15);
+std::string queue_thread_name(const vif_id& vif, unsigned queue) {
+  return thread_name(vif, "-q" + std::to_string(queue));
 }
 
-std::string ctrl_thread_name(domid frontend, unsigned devid) {
-  std::string tail = std::to_string(frontend.value()) + "." + std::to_string(devid) + "-ctrl";
-  return tail.size() + 3 <= 15 ? "vif" + tail : tail.substr(0, 15);
+std::string ctrl_thread_name(const vif_id& vif) {
+  return thread_name(vif, "-ctrl");
 }
 
 key_result<frontend_config> parse_frontend_keys(const key_reader& read,

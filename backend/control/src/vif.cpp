@@ -37,7 +37,7 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
     return env_.xs.read(backend_path_ + "/" + std::string(key));
   };
   try {
-    auto parsed = parse_backend_keys(read, id_.frontend, id_.devid);
+    auto parsed = parse_backend_keys(read, id_);
     if (parsed) {
       config_ = std::move(parsed.value());
       warn_if_rate_ignored();

@@ -96,8 +96,7 @@ bool vif::do_advertise_features() {
 }
 
 frontend_limits vif::limits() const {
-  frontend_limits l{id_.frontend, id_.devid, options_.max_queues, options_.max_xdp_headroom,
-                    options_.tuning};
+  frontend_limits l{id_, options_.max_queues, options_.max_xdp_headroom, options_.tuning};
   if (const auto rate = config_ ? config_->rate() : std::nullopt) {
     l.tuning.rate_bytes = rate->bytes;
     l.tuning.rate_interval = std::chrono::microseconds(rate->usecs);
@@ -119,8 +118,8 @@ void vif::start_data_path(frontend_config cfg) {
   req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
   req.queues = std::move(cfg.queues);
   if (cfg.ctrl_ring) {
-    req.ctrl_ring = datapath::ctrl_ring_config{cfg.ctrl_ring->ref, cfg.ctrl_ring->port,
-                                               ctrl_thread_name(id_.frontend, id_.devid)};
+    req.ctrl_ring =
+        datapath::ctrl_ring_config{cfg.ctrl_ring->ref, cfg.ctrl_ring->port, ctrl_thread_name(id_)};
   }
   req.log_limits = log_limits_;
   const std::uint64_t generation = ++generation_;

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto it = keys.find(key);
     return it == keys.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
-  const unetback::control::frontend_limits limits{unetback::domid{7}, 3, max_queues, 512, {}};
+  const unetback::control::frontend_limits limits{
+      unetback::control::vif_id{unetback::domid{7}, 3}, max_queues, 512, {}};
   const auto fe = unetback::control::parse_frontend_keys(read, limits);
   if (fe) {
     const auto& cfg = fe.value();
@@ -62,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     check(!fe.error().message().empty());
   }
-  const auto be = unetback::control::parse_backend_keys(read, unetback::domid{7}, 3);
+  const auto be =
+      unetback::control::parse_backend_keys(read, unetback::control::vif_id{unetback::domid{7}, 3});
   if (be) {
     check(be.value().frontend_path == "/local/domain/7/device/vif/3");
     check(be.value().mtu >= unetback::control::min_mtu &&

@@ -29,7 +29,7 @@ keys libxl_backend() {
 
 TEST(BackendKeys, LibxlBackendIsAccepted) {
   const keys k = libxl_backend();
-  const auto r = parse_backend_keys(reader_of(k), domid{1}, 0);
+  const auto r = parse_backend_keys(reader_of(k), vif_id{domid{1}, 0});
   ASSERT_TRUE(r.has_value()) << r.error().message();
   EXPECT_EQ(r.value().frontend_path, "/local/domain/1/device/vif/0");
   EXPECT_EQ(r.value().mtu, 1500U);
@@ -41,48 +41,49 @@ TEST(BackendKeys, LibxlBackendIsAccepted) {
 TEST(BackendKeys, FrontendPathElsewhereIsRejected) {
   keys k = libxl_backend();
   k["frontend"] = "/local/domain/0/device/vif/0";
-  const auto r = parse_backend_keys(reader_of(k), domid{1}, 0);
+  const auto r = parse_backend_keys(reader_of(k), vif_id{domid{1}, 0});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().key, "frontend");
   k["frontend"] = "/local/domain/1/device/vif/0/../../../0";
-  EXPECT_FALSE(parse_backend_keys(reader_of(k), domid{1}, 0).has_value());
+  EXPECT_FALSE(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).has_value());
 }
 
 TEST(BackendKeys, FrontendIdDifferentFromTheDirectoryIsRejected) {
   keys k = libxl_backend();
   k["frontend-id"] = "2";
   k["frontend"] = "/local/domain/2/device/vif/0";
-  EXPECT_EQ(parse_backend_keys(reader_of(k), domid{1}, 0).error().key, "frontend-id");
+  EXPECT_EQ(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).error().key, "frontend-id");
 }
 
 TEST(BackendKeys, HandleDifferentFromDevidIsRejected) {
   keys k = libxl_backend();
   k["handle"] = "1";
-  EXPECT_EQ(parse_backend_keys(reader_of(k), domid{1}, 0).error().key, "handle");
+  EXPECT_EQ(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).error().key, "handle");
 }
 
 TEST(BackendKeys, MtuIsRangeChecked) {
   keys k = libxl_backend();
   k["mtu"] = "9000";
-  EXPECT_EQ(parse_backend_keys(reader_of(k), domid{1}, 0).value().mtu, 9000U);
+  EXPECT_EQ(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).value().mtu, 9000U);
   k["mtu"] = "67";
-  EXPECT_EQ(parse_backend_keys(reader_of(k), domid{1}, 0).error().key, "mtu");
+  EXPECT_EQ(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).error().key, "mtu");
   k["mtu"] = "70000";
-  EXPECT_FALSE(parse_backend_keys(reader_of(k), domid{1}, 0).has_value());
+  EXPECT_FALSE(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).has_value());
 }
 
 TEST(BackendKeys, MalformedMacIsRejected) {
   keys k = libxl_backend();
   k["mac"] = "00:16:3e:00:00";
-  EXPECT_EQ(parse_backend_keys(reader_of(k), domid{1}, 0).error().key, "mac");
+  EXPECT_EQ(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).error().key, "mac");
   k.erase("mac");
-  EXPECT_EQ(parse_backend_keys(reader_of(k), domid{1}, 0).error().what, key_error::kind::missing);
+  EXPECT_EQ(parse_backend_keys(reader_of(k), vif_id{domid{1}, 0}).error().what,
+            key_error::kind::missing);
 }
 
 TEST(BackendKeys, RateIsBytesCommaMicroseconds) {
   keys k = libxl_backend();
   k["rate"] = "125000,20000";
-  const auto r = parse_backend_keys(reader_of(k), domid{1}, 0);
+  const auto r = parse_backend_keys(reader_of(k), vif_id{domid{1}, 0});
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r.value().rate()->bytes, 125000U);
   EXPECT_EQ(r.value().rate()->usecs, 20000U);
@@ -98,7 +99,7 @@ TEST(BackendKeys, RateIsBytesCommaMicroseconds) {
 TEST(BackendKeys, MalformedRateMeansUnlimitedNotFailure) {
   keys k = libxl_backend();
   k["rate"] = "10Mb/s";
-  const auto r = parse_backend_keys(reader_of(k), domid{1}, 0);
+  const auto r = parse_backend_keys(reader_of(k), vif_id{domid{1}, 0});
   ASSERT_TRUE(r.has_value());
   EXPECT_FALSE(r.value().rate());
   EXPECT_EQ(r.value().rate_text, std::optional<std::string>("10Mb/s"));

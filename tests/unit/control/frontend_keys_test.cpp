@@ -16,7 +16,7 @@ using keys = testing::key_map;
 using testing::reader_of;
 
 frontend_limits limits(unsigned max_queues = 4) {
-  return frontend_limits{domid{3}, 0, max_queues, 512, {}};
+  return frontend_limits{vif_id{domid{3}, 0}, max_queues, 512, {}};
 }
 
 // What Linux netfront writes for one queue with split channels.
@@ -262,9 +262,11 @@ TEST(FrontendKeys, TuningIsCopiedIntoEveryQueue) {
 }
 
 TEST(FrontendKeys, ThreadNamesFitFifteenCharacters) {
-  EXPECT_EQ(queue_thread_name(domid{1}, 0, 0), "vif1.0-q0");
-  EXPECT_EQ(queue_thread_name(domid{32751}, 65535, 63), "32751.65535-q63");
-  EXPECT_LE(queue_thread_name(domid{32751}, 65535, 63).size(), 15U);
+  EXPECT_EQ(queue_thread_name(vif_id{domid{1}, 0}, 0), "vif1.0-q0");
+  EXPECT_EQ(queue_thread_name(vif_id{domid{32751}, 65535}, 63), "32751.65535-q63");
+  EXPECT_EQ(queue_thread_name(vif_id{domid{123}, 45}, 6), "vif123.45-q6");
+  EXPECT_EQ(ctrl_thread_name(vif_id{domid{1}, 0}), "vif1.0-ctrl");
+  EXPECT_EQ(ctrl_thread_name(vif_id{domid{32751}, 65535}), "32751.65535-ctr");
 }
 
 TEST(FrontendKeys, ErrorMessageNamesTheKey) {

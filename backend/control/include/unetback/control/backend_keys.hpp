@@ -52,10 +52,10 @@ inline constexpr unsigned max_mtu = 65521;
 /// ETH_DATA_LEN: the most a frontend without feature-sg can take per frame.
 inline constexpr unsigned eth_data_len = 1500;
 
-/// Parses backend/vif/<frontend>/<devid> through `read`. The frontend path
-/// must be exactly /local/domain/<frontend-id>/device/vif/<devid> and
-/// frontend-id must match the directory's <D>.
-[[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read, domid frontend,
-                                                            unsigned devid);
+/// Parses backend/vif/<D>/<N> of `vif` through `read`. The frontend path
+/// must be exactly /local/domain/<D>/device/vif/<N>, frontend-id must be <D>
+/// and `handle`, when present, <N>.
+[[nodiscard]] key_result<backend_config> parse_backend_keys(const key_reader& read,
+                                                            const vif_id& vif);
 
 }  // namespace unetback::control

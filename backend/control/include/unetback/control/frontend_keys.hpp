@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "unetback/control/key_error.hpp"
+#include "unetback/control/vif_id.hpp"
 #include "unetback/datapath/queue_config.hpp"
 #include "unetback/rings/ids.hpp"
 
@@ -50,8 +51,7 @@ struct frontend_config {
 
 /// What the frontend is allowed to ask for, and what to fill in.
 struct frontend_limits {
-  domid frontend;           ///< frontend-id (from the backend dir)
-  unsigned devid = 0;       ///< the vif's device id
+  vif_id vif;               ///< the frontend's domain (frontend-id) and the device id
   unsigned max_queues = 1;  ///< the multi-queue-max-queues we advertised
   std::uint32_t max_xdp_headroom = 512;
   datapath::queue_tuning tuning;  ///< copied into every queue_config
@@ -67,10 +67,10 @@ inline constexpr std::uint32_t max_evtchn_port = (1U << 17) - 1;
 
 /// The worker thread name of a queue: "vif<D>.<N>-q<K>", without the "vif"
 /// prefix when that would exceed the 15 characters a thread name may have.
-[[nodiscard]] std::string queue_thread_name(domid frontend, unsigned devid, unsigned queue);
+[[nodiscard]] std::string queue_thread_name(const vif_id& vif, unsigned queue);
 
 /// The control-ring thread name: "vif<D>.<N>-ctrl", shortened like
 /// queue_thread_name() to fit 15 characters.
-[[nodiscard]] std::string ctrl_thread_name(domid frontend, unsigned devid);
+[[nodiscard]] std::string ctrl_thread_name(const vif_id& vif);
 
 }  // namespace unetback::control
