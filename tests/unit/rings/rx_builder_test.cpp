@@ -30,6 +30,15 @@ rx_packet_desc packet(std::uint32_t len) {
   return p;
 }
 
+/// A GSO frame as the TAP hands it over: partial checksum, `type`, `size`.
+rx_packet_desc gso_packet(std::uint32_t len, std::uint8_t type, std::uint16_t size) {
+  rx_packet_desc p = packet(len);
+  p.offload.csum_partial = true;
+  p.offload.gso_type = type;
+  p.offload.gso_size = size;
+  return p;
+}
+
 /// build_rx into a fresh plan, returned with it.
 result<rx_plan, rx_error> built(const rx_packet_desc& p, const offload_features& f,
                                 std::span<const rx_request> reqs) {
@@ -99,10 +108,7 @@ TEST(RxBuilder, LargeFrameSpansPagesWithMoreData) {
 }
 
 TEST(RxBuilder, GsoExtraFollowsFirstSlot) {
-  auto desc = packet(5000);
-  desc.offload.csum_partial = true;
-  desc.offload.gso_type = gso_type::tcpv4;
-  desc.offload.gso_size = 1448;
+  const auto desc = gso_packet(5000, gso_type::tcpv4, 1448);
   ASSERT_EQ(rx_slots_needed(desc, sg_gso()).value(), 3U);
   const auto plan = built(desc, sg_gso(), posted(3));
   ASSERT_TRUE(plan);
@@ -124,10 +130,7 @@ TEST(RxBuilder, GsoExtraFollowsFirstSlot) {
 }
 
 TEST(RxBuilder, GsoAndHashExtrasAreChained) {
-  auto desc = packet(100);
-  desc.offload.csum_partial = true;
-  desc.offload.gso_type = gso_type::tcpv6;
-  desc.offload.gso_size = 1400;
+  auto desc = gso_packet(100, gso_type::tcpv6, 1400);
   desc.hash = rx_hash{true, _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP, 0xA1B2C3D4};
   const auto plan = built(desc, sg_gso(), posted(3));
   ASSERT_TRUE(plan);
@@ -190,10 +193,7 @@ TEST(RxBuilder, ResponsesCarryNoStaleBytes) {
 }
 
 TEST(RxBuilder, ReusedPlanIsRebuiltForTheNextPacket) {
-  auto big = packet(9000);
-  big.offload.csum_partial = true;
-  big.offload.gso_type = gso_type::tcpv4;
-  big.offload.gso_size = 1448;
+  auto big = gso_packet(9000, gso_type::tcpv4, 1448);
   big.hash = rx_hash{true, _XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP, 7};
   rx_plan plan;
   ASSERT_EQ(build_rx(big, sg_gso(), posted(5), plan).value(), 5U);
