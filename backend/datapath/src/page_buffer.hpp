@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <new>
 
+#include "unetback/rings/shared_ring.hpp"
+
 namespace unetback::datapath {
 
 /// Bytes of a page: a grant copy never crosses one, and frames are placed on them.
-inline constexpr std::uint32_t page_bytes = 4096;
+inline constexpr auto page_bytes = static_cast<std::uint32_t>(rings::page_size);
 
 class page_buffer {
  public:
