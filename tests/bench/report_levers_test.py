@@ -2,7 +2,8 @@
 """tools/benchkit/report.py on a `tools/bench --levers` run: the lever table pairs
 ON and OFF per round (ratio of the same round's figures, then the median), takes
 (a) tap-relay from the same queue count, and writes the table for a levers run
-instead of the path table. Synthetic results.jsonl, no network."""
+instead of the path table; a `--g2g` run's direction is labelled guest to guest.
+Synthetic results.jsonl, no network."""
 
 import json
 import pathlib
@@ -20,6 +21,17 @@ def run(path, config, queues, test, variant, direction, rnd, value, ok=True):
     return {"path": path, "queues": queues, "poll_us": 500, "config": config, "test": test,
             "variant": variant, "direction": direction, "round": rnd, "seconds": 4, "ok": ok,
             "datapath_cpu_pct": 50, "metrics": {metric: value} if ok else None}
+
+
+def reported(runs, meta):
+    """report.py over RUNS and META in a temporary directory: results.md and results.json."""
+    with tempfile.TemporaryDirectory() as d:
+        out = pathlib.Path(d)
+        (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+        (out / "meta.json").write_text(json.dumps(meta))
+        sys.argv = ["report.py", d]
+        assert report.main() == 0
+        return (out / "results.md").read_text(), json.loads((out / "results.json").read_text())
 
 
 class LeverRows(unittest.TestCase):
@@ -54,17 +66,20 @@ class LeverRows(unittest.TestCase):
     def test_levers_run_writes_the_lever_table(self):
         runs = [run("unetback", "base", 1, "TCP_RR", "64", "guest_tx", 1, 300),
                 run("unetback", "notify-always", 1, "TCP_RR", "64", "guest_tx", 1, 200)]
-        with tempfile.TemporaryDirectory() as d:
-            out = pathlib.Path(d)
-            (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
-            (out / "meta.json").write_text(json.dumps({"levers": True, "rounds": 1}))
-            sys.argv = ["report.py", d]
-            self.assertEqual(report.main(), 0)
-            md = (out / "results.md").read_text()
-            self.assertIn("| notification suppression | TCP_RR 64 | guest→host |", md)
-            self.assertIn("**1.50×**", md)
-            doc = json.loads((out / "results.json").read_text())
-            self.assertEqual(len(doc["levers"]), 1)
+        md, doc = reported(runs, {"levers": True, "rounds": 1})
+        self.assertIn("| notification suppression | TCP_RR 64 | guest→host |", md)
+        self.assertIn("**1.50×**", md)
+        self.assertEqual(len(doc["levers"]), 1)
+
+
+class GuestToGuest(unittest.TestCase):
+    def test_a_g2g_run_is_labelled_guest_to_guest_with_its_ratio(self):
+        runs = [run("relay", "base", 1, "TCP_STREAM", "P1", "g2g", 1, 10.0),
+                run("unetback", "base", 1, "TCP_STREAM", "P1", "g2g", 1, 5.0)]
+        md, doc = reported(runs, {"g2g": True, "rounds": 1})
+        self.assertIn("| TCP_STREAM | P1 | guest→guest | 1 |", md)
+        row = next(r for r in doc["results"] if r["path"] == "unetback")
+        self.assertEqual(row["ratio_to_relay"]["gbps"], 0.5)
 
 
 if __name__ == "__main__":

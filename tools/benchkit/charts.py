@@ -8,7 +8,8 @@ import sys
 def histogram(png, dat, title, ncols, unity_line=False):
     """The gnuplot script of a clustered bar chart: DAT's first column labels the groups,
     its other ncols columns (with a header line) are the bars; optionally a line at 1."""
-    width = max(800, 60 * sum(1 for _ in dat.open()) + 200)
+    with dat.open() as f:
+        width = max(800, 60 * sum(1 for _ in f) + 200)
     extra = "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb 'red'\n" \
         if unity_line else ""
     return f"""set terminal pngcairo size {width},600 font ',10' noenhanced

@@ -7,6 +7,7 @@
 # Directions are named from the guest's side, as the daemon's counters:
 #   guest_tx: guest -> host (the guest's netfront transmits)
 #   guest_rx: host -> guest
+#   g2g:      guest 1 -> guest 2 on the same bridge (a world with BENCH_GUESTS=2)
 
 BENCH_IPERF_PORT=5201
 BENCH_SOCKPERF_PORT=11111
@@ -36,17 +37,30 @@ stop_server() {
   SERVER_PID=""
 }
 
-# iperf3_json DIRECTION SECONDS [iperf3 flags...]: client in the guest, server
-# in the host namespace; guest_rx adds -R (the server sends). Prints the JSON.
+# bulk_ends DIRECTION: the namespaces and the server's address of a bulk test,
+# into CLIENT_NS, SERVER_NS, SERVER_IP. The client is always in guest 1 (its
+# sending side, or with -R its receiving side): the server is the host, or
+# guest 2 for g2g.
+bulk_ends() {
+  CLIENT_NS=$(guest_ns 1) SERVER_NS=$HOST_NS SERVER_IP=$HOST_IP
+  if [[ $1 == g2g ]]; then
+    SERVER_NS=$(guest_ns 2) SERVER_IP=$(guest_ip 2)
+  fi
+}
+
+# iperf3_json DIRECTION SECONDS [iperf3 flags...]: client in guest 1, server in
+# the host namespace (guest 2's for g2g); guest_rx adds -R (the server sends).
+# Prints the JSON.
 iperf3_json() {
   local dir=$1 secs=$2
   shift 2
-  local flags=(-c "$HOST_IP" -p "$BENCH_IPERF_PORT" -t "$secs" -J "$@")
+  bulk_ends "$dir"
+  local flags=(-c "$SERVER_IP" -p "$BENCH_IPERF_PORT" -t "$secs" -J "$@")
   [[ $dir == guest_rx ]] && flags+=(-R)
-  start_server "$HOST_NS" tcp "$BENCH_IPERF_PORT" iperf3-server \
-    iperf3 -s -1 -B "$HOST_IP" -p "$BENCH_IPERF_PORT"
+  start_server "$SERVER_NS" tcp "$BENCH_IPERF_PORT" iperf3-server \
+    iperf3 -s -1 -B "$SERVER_IP" -p "$BENCH_IPERF_PORT"
   local out rc=0
-  out=$(timeout $((secs + 30)) ip netns exec "$(guest_ns 1)" iperf3 "${flags[@]}") || rc=$?
+  out=$(timeout $((secs + 30)) ip netns exec "$CLIENT_NS" iperf3 "${flags[@]}") || rc=$?
   stop_server
   if ((rc != 0)); then
     log "iperf3 ${flags[*]} failed (rc $rc): $(echo "$out" | jq -r '.error // empty' 2>/dev/null)"
@@ -79,14 +93,17 @@ measure_udp_stream() {
 
 # measure_rr PROTO(tcp|udp) DIRECTION SECONDS MSG_BYTES: sockperf ping-pong.
 # guest_tx: the guest is the client (it sends each request first); guest_rx:
-# the host is the client. Transactions/s over sockperf's valid duration, and
-# round-trip percentiles (sockperf reports RTT/2 per sample: doubled here).
+# the host is the client; g2g: guest 1 is the client of guest 2.
+# Transactions/s over sockperf's valid duration, and round-trip percentiles
+# (sockperf reports RTT/2 per sample: doubled here).
 measure_rr() {
   local proto=$1 dir=$2 secs=$3 msg=$4
   local server_ns=$HOST_NS client_ns server_ip=$HOST_IP
   client_ns=$(guest_ns 1)
   if [[ $dir == guest_rx ]]; then
     server_ns=$(guest_ns 1) client_ns=$HOST_NS server_ip=$(guest_ip 1)
+  elif [[ $dir == g2g ]]; then
+    server_ns=$(guest_ns 2) server_ip=$(guest_ip 2)
   fi
   local tcp=()
   [[ $proto == tcp ]] && tcp=(--tcp)

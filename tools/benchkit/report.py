@@ -29,7 +29,8 @@ RELAY_MIN = 0.8           # unetback >= this x (a) for 64 B frames and 64 KiB GS
 PPS_PER_QUEUE_MIN = 1000  # kpps of 64-byte guest TX per queue
 IDLE_CPU_MAX = 0.0        # % of a core with poll-us 0 (reported to 0.01 %)
 RSS_PER_QUEUE_MAX = 4096  # KiB
-DIR_LABEL = {"guest_tx": "guest→host", "guest_rx": "host→guest"}
+DIR_LABEL = {"guest_tx": "guest→host", "guest_rx": "host→guest", "g2g": "guest→guest"}
+DIR_SHORT = {"guest_tx": "tx", "guest_rx": "rx", "g2g": "g2g"}  # chart labels
 
 
 def load(out):
@@ -421,7 +422,7 @@ def plot(out, rows):
             for k in keys:
                 vals = [primary(index[(k, c[1], c[2])]) if (k, c[1], c[2]) in index else None
                         for c in cols]
-                label = f"{k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
+                label = f"{k[1]} {DIR_SHORT.get(k[2], k[2])} q{k[3]}"
                 f.write(f'"{label}" ' + " ".join("NaN" if v is None else f"{v:.6g}"
                                                   for v in vals) + "\n")
         scripts.append(charts.histogram(plots / f"{test}.png", dat, f"{test}: {UNITS[PRIMARY[test]]}",
@@ -439,7 +440,7 @@ def plot(out, rows):
                     ratio = (r or {}).get("ratio_to_relay", {}).get(PRIMARY[k[0]])
                     vals.append("NaN" if ratio is None else f"{ratio:.4g}")
                 short = k[0].replace("_STREAM", "").replace("_RR", "-RR")
-                label = f"{short} {k[1]} {'tx' if k[2] == 'guest_tx' else 'rx'} q{k[3]}"
+                label = f"{short} {k[1]} {DIR_SHORT.get(k[2], k[2])} q{k[3]}"
                 f.write(f'"{label}" ' + " ".join(vals) + "\n")
         title = "unetback / (a) tap-relay (primary metric; 1 = as fast as tap-relay)"
         scripts.append(charts.histogram(plots / "ratio.png", dat, title, len(ratio_cols),

@@ -12,9 +12,12 @@
 #
 #   world.sh PATH QUEUES POLL_US SECONDS RESULTS LOGDIR CMD_FIFO REPLY_FIFO
 #   PATH: unetback | relay | veth
-#   tests: TCP_STREAM:P4-l128:guest_rx (4 streams, 128-byte writes),
+#   tests: NAME:VARIANT:DIRECTION, DIRECTION guest_tx, guest_rx or g2g (measure.sh),
+#          e.g. TCP_STREAM:P4-l128:guest_rx (4 streams, 128-byte writes),
 #          UDP_STREAM:64:guest_tx (datagram bytes), TCP_RR:64:guest_tx (message bytes),
 #          IDLE:5:none (no traffic for 5 s: the daemon's CPU, wake-ups and RSS)
+# BENCH_GUESTS=2 (tools/bench --g2g) adds guest domain 2 beside guest 1, on the
+# same bridge and built the same way, for the g2g direction (measure.sh).
 # Environment: UNETBACK_BIN (unetbackd, netfront-sim, sim-xenstored, sim-xl,
 # unetbackctl, tap-relay), BENCH_POLL_FLAG (unetbackd's poll flag, --poll-us; it
 # is always given, so POLL_US 0 is busy polling off),
@@ -33,8 +36,10 @@ source "$KIT/measure.sh"
 DP_PIDS=()  # processes on the data path (their CPU time is reported)
 RSS_BASE=0  # the data-path process's RSS (KiB) before any guest traffic or vif
 BENCH_CONFIG=${BENCH_CONFIG:-base}
+BENCH_GUESTS=${BENCH_GUESTS:-1}
 WORLD_NAME="$BENCH_PATH-q$BENCH_QUEUES-poll$BENCH_POLL"
 [[ $BENCH_CONFIG == base ]] || WORLD_NAME+="-$BENCH_CONFIG"
+((BENCH_GUESTS == 1)) || WORLD_NAME+="-g2g"
 
 bench_exit() {
   local rc=$?
@@ -47,17 +52,22 @@ bench_exit() {
 }
 trap bench_exit EXIT
 
-# The guest namespace and its interface's address, as start_guest leaves them.
+# The guests' domain ids: 1, and 2 in a guest-to-guest world.
+guest_domids() { seq 1 "$BENCH_GUESTS"; }
+guest_mac() { printf '00:16:3e:00:00:%02x' "$1"; }
+
+# make_guest_ns DOMID / guest_addr_up DOMID: the guest's namespace and its
+# interface's address, as start_guest leaves them.
 make_guest_ns() {
   local ns
-  ns=$(guest_ns 1)
+  ns=$(guest_ns "$1")
   ip netns add "$ns"
   ip -n "$ns" link set lo up
   GUEST_NS+=("$ns")
 }
 guest_addr_up() {
-  ip -n "$(guest_ns 1)" addr add "$(guest_ip 1)/24" dev eth0
-  ip -n "$(guest_ns 1)" link set eth0 up
+  ip -n "$(guest_ns "$1")" addr add "$(guest_ip "$1")/24" dev eth0
+  ip -n "$(guest_ns "$1")" link set eth0 up
 }
 
 build_unetback() {
@@ -74,8 +84,11 @@ build_unetback() {
   ((${BENCH_NO_GSO:-0})) && guest_flags+=(--no-gso)
   read -r -a extra <<<"${BENCH_GUEST_FLAGS:-}"
   guest_flags+=("${extra[@]}")
-  start_guest 1 "$BENCH_QUEUES" "${guest_flags[@]}"
-  DP_PIDS+=("${PIDS[-1]}")
+  local d
+  for d in $(guest_domids); do
+    start_guest "$d" "$BENCH_QUEUES" "${guest_flags[@]}"
+    DP_PIDS+=("${PIDS[-1]}")
+  done
   ((${BENCH_PIN_WORKERS:-0})) && pin_workers "${DP_PIDS[0]}"
   return 0
 }
@@ -103,31 +116,37 @@ pin_workers() {
   done < <(worker_tids "$pid")
 }
 
-# Baseline (a): the same two TAPs, relayed by tap-relay.
+# Baseline (a): the same two TAPs per guest, relayed by tap-relay (one per guest).
 build_relay() {
-  local flags=()
+  local flags=() d
   ((${BENCH_NO_GSO:-0})) && flags+=(--no-gso)
   start_host_ns
-  make_guest_ns
-  start_bg tap-relay ip netns exec "$HOST_NS" "$UNETBACK_BIN/tap-relay" \
-    --guest-netns "$(guest_ns 1)" --bridge "$BRIDGE" --queues "$BENCH_QUEUES" \
-    --guest-mac 00:16:3e:00:00:01 --ready-file "$WORLD/relay.ready" "${flags[@]}"
-  DP_PIDS+=("${PIDS[-1]}")
-  wait_for 10 "tap-relay ready" test -f "$WORLD/relay.ready"
+  for d in $(guest_domids); do
+    make_guest_ns "$d"
+    start_bg "tap-relay-$d" ip netns exec "$HOST_NS" "$UNETBACK_BIN/tap-relay" \
+      --host-ifname "vif$d.0" --guest-netns "$(guest_ns "$d")" --bridge "$BRIDGE" \
+      --queues "$BENCH_QUEUES" --guest-mac "$(guest_mac "$d")" \
+      --ready-file "$WORLD/relay$d.ready" "${flags[@]}"
+    DP_PIDS+=("${PIDS[-1]}")
+    wait_for 10 "tap-relay $d ready" test -f "$WORLD/relay$d.ready"
+    guest_addr_up "$d"
+  done
   RSS_BASE=0  # (the relay opens its TAPs before it is ready)
-  guest_addr_up
 }
 
-# Baseline (b): a veth pair between the two namespaces (kernel only).
+# Baseline (b): a veth pair between the host and each guest namespace (kernel only).
 build_veth() {
+  local d
   start_host_ns
-  make_guest_ns
-  ip -n "$HOST_NS" link add vif1.0 numtxqueues "$BENCH_QUEUES" numrxqueues "$BENCH_QUEUES" \
-    type veth peer name eth0 netns "$(guest_ns 1)" \
-    numtxqueues "$BENCH_QUEUES" numrxqueues "$BENCH_QUEUES"
-  ip -n "$HOST_NS" link set vif1.0 address fe:ff:ff:ff:ff:ff master "$BRIDGE" up
-  ip -n "$(guest_ns 1)" link set eth0 address 00:16:3e:00:00:01
-  guest_addr_up
+  for d in $(guest_domids); do
+    make_guest_ns "$d"
+    ip -n "$HOST_NS" link add "vif$d.0" numtxqueues "$BENCH_QUEUES" \
+      numrxqueues "$BENCH_QUEUES" type veth peer name eth0 netns "$(guest_ns "$d")" \
+      numtxqueues "$BENCH_QUEUES" numrxqueues "$BENCH_QUEUES"
+    ip -n "$HOST_NS" link set "vif$d.0" address fe:ff:ff:ff:ff:ff master "$BRIDGE" up
+    ip -n "$(guest_ns "$d")" link set eth0 address "$(guest_mac "$d")"
+    guest_addr_up "$d"
+  done
 }
 
 primary_metric() {
