@@ -155,7 +155,7 @@ attach_guest() {
   ns=$(guest_ns "$domid")
   mtu=$(grep -o 'mtu=[0-9]*' <<<"${GUEST_VIFSPEC:-}" | cut -d= -f2 || true)
   # shellcheck disable=SC2086  # GUEST_VIFSPEC: vifspec keys, split into words on purpose
-  xl network-attach "$domid" bridge="$BRIDGE" mac="00:16:3e:00:00:$(printf '%02x' "$domid")" \
+  xl network-attach "$domid" bridge="$BRIDGE" mac="$(guest_mac "$domid")" \
     ${GUEST_VIFSPEC:-}
   start_bg "netfront-sim-$domid" "$UNETBACK_BIN/netfront-sim" --domid "$domid" \
     --xenstore-dir "$XS_DIR" --sim-dir "$SIM_DIR" --devid 0 --queues "$queues" \
@@ -171,11 +171,7 @@ attach_guest() {
 # own network namespace and one vif (see attach_guest).
 start_guest() {
   local domid=$1
-  local ns
-  ns=$(guest_ns "$domid")
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  GUEST_NS+=("$ns")
+  add_guest_ns "$domid"
   xl domain-create "$domid"
   attach_guest "$@"
 }
@@ -186,6 +182,16 @@ netfront_pid() { pgrep -n -f "netfront-sim --domid $1 --xenstore-dir $XS_DIR( |$
 
 guest_ns() { echo "ubg-$ID-$1"; }
 guest_ip() { echo "198.18.0.$((10 + $1))"; }
+guest_mac() { printf '00:16:3e:00:00:%02x' "$1"; }
+
+# add_guest_ns DOMID: the guest's network namespace, removed by cleanup.
+add_guest_ns() {
+  local ns
+  ns=$(guest_ns "$1")
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  GUEST_NS+=("$ns")
+}
 
 # BACKEND_DOMID: the domain serving the vifs (a driver domain; default dom0).
 guest_connected() {

@@ -41,7 +41,7 @@ log "disabled: vif1.0 tx $a1 -> $b1, vif2.0 tx $a2 -> $b2"
 states_connected || fail "a xenbus state left Connected"
 
 ctl enable vif1.0 || fail "enable failed"
-grep -q "resuming at" "$LOGS/unetbackd.log" || fail "enable did not resume the queues"
+wait_for 5 "enable to resume the queues" grep -q "resuming at" "$LOGS/unetbackd.log"
 [[ "$(carrier vif1.0)" == 1 ]] || fail "vif1.0 carrier still off"
 wait_for 5 "vif1.0 traffic after enable" bash -c \
   "(( \$($UNETBACK_BIN/unetbackctl --socket $WORLD/ctl.sock stats vif1.0 --json | jq '[.[0].queues[].counters.tx_packets] | add') > 20 ))"

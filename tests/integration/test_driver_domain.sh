@@ -12,8 +12,10 @@ start_bg unetbackd ip netns exec "$HOST_NS" "$UNETBACK_BIN/unetbackd" --platform
   --sim-dir "$SIM_DIR" --xenstore "$XS_DIR/socket.d$BACKEND_DOMID" \
   --control-socket "$WORLD/ctl.sock" --state-dir "$WORLD/state"
 wait_for 10 "unetbackd control socket" test -S "$WORLD/ctl.sock"
-grep -q "supervisor: domain $BACKEND_DOMID, watching /local/domain/$BACKEND_DOMID/backend/vif" \
-  "$LOGS/unetbackd.log" || fail "the daemon did not learn its own domain id"
+# The control socket opens before the supervisor logs its domain: wait for the line.
+wait_for 10 "the daemon to learn its own domain id" grep -q \
+  "supervisor: domain $BACKEND_DOMID, watching /local/domain/$BACKEND_DOMID/backend/vif" \
+  "$LOGS/unetbackd.log"
 
 GUEST_VIFSPEC="backend=$BACKEND_DOMID" start_guest 1 2
 [[ "$(xenstore-read "/local/domain/$BACKEND_DOMID/backend/vif/1/0/hotplug-status")" == connected ]] ||

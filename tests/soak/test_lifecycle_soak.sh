@@ -29,7 +29,7 @@ cycle() {
   local n=$1 queues=$((RANDOM % 4 + 1)) domid old
   if ((n % 2)); then
     domid=1
-    ((n > 1)) || { ip netns add "$(guest_ns 1)"; GUEST_NS+=("$(guest_ns 1)"); xl domain-create 1; }
+    ((n > 1)) || { add_guest_ns 1; xl domain-create 1; }
     attach_guest 1 "$queues"
   else
     domid=2

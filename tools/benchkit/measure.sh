@@ -37,11 +37,11 @@ stop_server() {
   SERVER_PID=""
 }
 
-# bulk_ends DIRECTION: the namespaces and the server's address of a bulk test,
-# into CLIENT_NS, SERVER_NS, SERVER_IP. The client is always in guest 1 (its
-# sending side, or with -R its receiving side): the server is the host, or
-# guest 2 for g2g.
-bulk_ends() {
+# test_ends DIRECTION: the client's namespace, the server's namespace and
+# address, into CLIENT_NS, SERVER_NS, SERVER_IP: guest 1 is the client of the
+# host, or of guest 2 for g2g (bulk guest_rx keeps these ends and reverses
+# the data with -R; measure_rr swaps them).
+test_ends() {
   CLIENT_NS=$(guest_ns 1) SERVER_NS=$HOST_NS SERVER_IP=$HOST_IP
   if [[ $1 == g2g ]]; then
     SERVER_NS=$(guest_ns 2) SERVER_IP=$(guest_ip 2)
@@ -54,7 +54,7 @@ bulk_ends() {
 iperf3_json() {
   local dir=$1 secs=$2
   shift 2
-  bulk_ends "$dir"
+  test_ends "$dir"
   local flags=(-c "$SERVER_IP" -p "$BENCH_IPERF_PORT" -t "$secs" -J "$@")
   [[ $dir == guest_rx ]] && flags+=(-R)
   start_server "$SERVER_NS" tcp "$BENCH_IPERF_PORT" iperf3-server \
@@ -98,12 +98,10 @@ measure_udp_stream() {
 # (sockperf reports RTT/2 per sample: doubled here).
 measure_rr() {
   local proto=$1 dir=$2 secs=$3 msg=$4
-  local server_ns=$HOST_NS client_ns server_ip=$HOST_IP
-  client_ns=$(guest_ns 1)
+  test_ends "$dir"
+  local server_ns=$SERVER_NS client_ns=$CLIENT_NS server_ip=$SERVER_IP
   if [[ $dir == guest_rx ]]; then
     server_ns=$(guest_ns 1) client_ns=$HOST_NS server_ip=$(guest_ip 1)
-  elif [[ $dir == g2g ]]; then
-    server_ns=$(guest_ns 2) server_ip=$(guest_ip 2)
   fi
   local tcp=()
   [[ $proto == tcp ]] && tcp=(--tcp)

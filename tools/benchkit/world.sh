@@ -54,17 +54,8 @@ trap bench_exit EXIT
 
 # The guests' domain ids: 1, and 2 in a guest-to-guest world.
 guest_domids() { seq 1 "$BENCH_GUESTS"; }
-guest_mac() { printf '00:16:3e:00:00:%02x' "$1"; }
 
-# make_guest_ns DOMID / guest_addr_up DOMID: the guest's namespace and its
-# interface's address, as start_guest leaves them.
-make_guest_ns() {
-  local ns
-  ns=$(guest_ns "$1")
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  GUEST_NS+=("$ns")
-}
+# guest_addr_up DOMID: the guest interface's address, as start_guest leaves it.
 guest_addr_up() {
   ip -n "$(guest_ns "$1")" addr add "$(guest_ip "$1")/24" dev eth0
   ip -n "$(guest_ns "$1")" link set eth0 up
@@ -122,7 +113,7 @@ build_relay() {
   ((${BENCH_NO_GSO:-0})) && flags+=(--no-gso)
   start_host_ns
   for d in $(guest_domids); do
-    make_guest_ns "$d"
+    add_guest_ns "$d"
     start_bg "tap-relay-$d" ip netns exec "$HOST_NS" "$UNETBACK_BIN/tap-relay" \
       --host-ifname "vif$d.0" --guest-netns "$(guest_ns "$d")" --bridge "$BRIDGE" \
       --queues "$BENCH_QUEUES" --guest-mac "$(guest_mac "$d")" \
@@ -139,7 +130,7 @@ build_veth() {
   local d
   start_host_ns
   for d in $(guest_domids); do
-    make_guest_ns "$d"
+    add_guest_ns "$d"
     ip -n "$HOST_NS" link add "vif$d.0" numtxqueues "$BENCH_QUEUES" \
       numrxqueues "$BENCH_QUEUES" type veth peer name eth0 netns "$(guest_ns "$d")" \
       numtxqueues "$BENCH_QUEUES" numrxqueues "$BENCH_QUEUES"

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace unetback::direct {
@@ -26,14 +27,22 @@ std::size_t handoff_ring::footprint(std::size_t len) {
   return (sizeof(record_header) + len + 7) & ~std::size_t{7};
 }
 
-handoff_ring::handoff_ring(std::size_t capacity, std::size_t max_record)
-    : capacity_(std::bit_ceil(std::max(capacity, 2 * footprint(max_record)))),
-      max_record_(max_record),
-      bytes_(std::make_unique_for_overwrite<std::byte[]>(capacity_)) {
-  if (max_record == 0) {
-    throw std::invalid_argument("handoff_ring: max_record must be positive");
+namespace {
+
+/// A record's length is stored in 32 bits.
+std::size_t checked_max_record(std::size_t max_record) {
+  if (max_record == 0 || max_record > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::invalid_argument("handoff_ring: max_record must be 1 to 2^32-1 bytes");
   }
+  return max_record;
 }
+
+}  // namespace
+
+handoff_ring::handoff_ring(std::size_t capacity, std::size_t max_record)
+    : max_record_(checked_max_record(max_record)),
+      capacity_(std::bit_ceil(std::max(capacity, 2 * footprint(max_record_)))),
+      bytes_(std::make_unique_for_overwrite<std::byte[]>(capacity_)) {}
 
 void handoff_ring::write_header(std::size_t off, std::uint32_t len, std::uint32_t kind) {
   const record_header h{len, kind};

@@ -124,8 +124,10 @@ TEST(HandoffRing, ARecordLongerThanTheConsumersBufferIsDroppedAlone) {
   EXPECT_EQ(seq, 2u);
 }
 
-TEST(HandoffRing, RejectsAZeroMaximumRecord) {
+TEST(HandoffRing, RejectsAMaximumRecordOfZeroOrBeyondItsLengthField) {
   EXPECT_THROW(handoff_ring(4096, 0), std::invalid_argument);
+  // Refused before anything is allocated (8 GiB would be).
+  EXPECT_THROW(handoff_ring(4096, std::size_t{1} << 32), std::invalid_argument);
 }
 
 // Two threads, as two workers: the consumer sleeps whenever the ring is empty

@@ -36,7 +36,7 @@ class handoff_ring {
  public:
   /// A ring holding at least two records of `max_record` bytes in
   /// `capacity` bytes (rounded up to a power of two, at least that).
-  /// Throws std::invalid_argument for a zero max_record.
+  /// Throws std::invalid_argument for a max_record of 0 or over 2^32-1.
   handoff_ring(std::size_t capacity, std::size_t max_record);
 
   handoff_ring(const handoff_ring&) = delete;
@@ -59,8 +59,8 @@ class handoff_ring {
   void write_header(std::size_t off, std::uint32_t len, std::uint32_t kind);
   void copy_in(std::size_t off, std::span<const iovec> iov);
 
+  std::size_t max_record_;  // (before capacity_, which is computed from it)
   std::size_t capacity_;
-  std::size_t max_record_;
   std::unique_ptr<std::byte[]> bytes_;
   alignas(64) std::atomic<std::uint64_t> head_{0};  ///< consumer's position (bytes)
   alignas(64) std::atomic<std::uint64_t> tail_{0};  ///< producer's position (bytes)
