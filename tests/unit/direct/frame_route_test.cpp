@@ -11,16 +11,16 @@
 
 #include "reason_names.hpp"
 #include "test_frames.hpp"
+#include "test_guests.hpp"
 
 namespace unetback::direct {
 namespace {
 
 using rings::test::frame;
 
-// test_frames.hpp's Ethernet header: destination 02:00:00:00:00:01, source 02:00:00:00:00:02
-constexpr tap::mac_address guest_a{0x02, 0, 0, 0, 0, 0x02};
-constexpr tap::mac_address guest_b{0x02, 0, 0, 0, 0, 0x01};
-constexpr tap::mac_address guest_c{0x02, 0, 0, 0, 0, 0x03};
+using test::guest_a;
+using test::guest_b;
+using test::guest_c;
 
 rings::offload_features all_offloads() {
   return rings::offload_features{true, true, true, true, false};

@@ -54,11 +54,14 @@ TEST(HandoffRing, GathersIovecsIntoOneRecordAndKeepsOrder) {
   EXPECT_EQ(ring.pop(out), 0);
 }
 
-TEST(HandoffRing, AnEmptyPopArmsTheRingAndOnlyTheNextPushRingsTheDoorbell) {
+TEST(HandoffRing, ANewRingAndAnEmptyPopArmTheRingAndOnlyTheNextPushRingsTheDoorbell) {
   handoff_ring ring(4096, 256);
   const auto r = numbered_record(1, 64);
-  EXPECT_EQ(push_record(ring, r), push_result::pushed);  // nobody waits yet
+  // A new ring is armed (its consumer has not looked at it yet): the first push rings.
+  EXPECT_EQ(push_record(ring, r), push_result::pushed_wake);
+  EXPECT_EQ(push_record(ring, r), push_result::pushed);
   std::array<std::byte, 256> out{};
+  ASSERT_EQ(ring.pop(out), 64);
   ASSERT_EQ(ring.pop(out), 64);
   EXPECT_EQ(ring.pop(out), 0);  // empty: armed
   EXPECT_EQ(push_record(ring, r), push_result::pushed_wake);

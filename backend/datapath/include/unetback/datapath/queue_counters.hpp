@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "unetback/util/worker_counter.hpp"
+
 // X(name, description): the single list of per-queue counters.
 #define UNETBACK_QUEUE_COUNTERS(X)                                                                \
   X(tx_requests, "TX ring slots consumed (data and extra-info)")                                  \
@@ -71,10 +73,7 @@ struct queue_counters {
 #undef UNETBACK_DECLARE_COUNTER
 };
 
-/// Adds `n` to a counter owned by the calling worker thread.
-inline void bump(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) {
-  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-}
+using util::bump;
 
 /// A plain copy of a queue's counters.
 struct queue_counters_snapshot {

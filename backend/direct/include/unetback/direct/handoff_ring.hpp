@@ -9,10 +9,11 @@
 //
 // Waking the consumer: when a pop finds the ring empty it arms the ring; the
 // next push that finds it armed disarms it and tells its caller to ring the
-// consumer's doorbell (an eventfd the consumer's worker polls). Both sides use
-// sequentially consistent operations on the arm and the producer index, so
-// either the consumer's re-check sees the new frame or the producer sees the
-// arm: a frame is never left waiting for a doorbell nobody rings.
+// consumer's doorbell (an eventfd the consumer's worker polls); a new ring's
+// first push does too. Both sides use sequentially consistent operations on
+// the arm and the producer index, so either the consumer's re-check sees the
+// new frame or the producer sees the arm: a frame is never left waiting for a
+// doorbell nobody rings.
 
 #include <sys/uio.h>
 
@@ -64,7 +65,9 @@ class handoff_ring {
   std::unique_ptr<std::byte[]> bytes_;
   alignas(64) std::atomic<std::uint64_t> head_{0};  ///< consumer's position (bytes)
   alignas(64) std::atomic<std::uint64_t> tail_{0};  ///< producer's position (bytes)
-  alignas(64) std::atomic<bool> armed_{false};      ///< the consumer waits for a doorbell
+  /// The consumer waits for a doorbell. A new ring is armed: its consumer has
+  /// not looked at it yet, and may be asleep when the first frame comes.
+  alignas(64) std::atomic<bool> armed_{true};
 };
 
 }  // namespace unetback::direct

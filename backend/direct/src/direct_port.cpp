@@ -1,0 +1,214 @@
+#include "unetback/direct/direct_port.hpp"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <system_error>
+#include <thread>
+
+#include "unetback/rings/netif.hpp"
+#include "unetback/rings/vnet_hdr.hpp"
+
+namespace unetback::direct {
+
+namespace {
+
+[[noreturn]] void throw_errno(const char* what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+/// The offload request of a TX frame, read back from the vnet header the TX
+/// path made for it (rings::guest_tx_to_vnet); none for a GSO type a guest
+/// cannot send, which the host then handles.
+std::optional<rings::tx_offload> offload_of(const rings::vnet_header& h) {
+  rings::tx_offload o;
+  o.csum_blank = (h.flags & rings::vnet_f_needs_csum) != 0;
+  o.data_validated = (h.flags & rings::vnet_f_data_valid) != 0;
+  switch (h.gso_type & ~static_cast<unsigned>(rings::vnet_gso_ecn)) {
+    case rings::vnet_gso_none:
+      return o;
+    case rings::vnet_gso_tcpv4:
+      o.gso_type = rings::gso_type::tcpv4;
+      break;
+    case rings::vnet_gso_tcpv6:
+      o.gso_type = rings::gso_type::tcpv6;
+      break;
+    default:
+      return std::nullopt;
+  }
+  o.gso_size = h.gso_size;
+  return o;
+}
+
+void ring_doorbell(int fd) {
+  const std::uint64_t one = 1;
+  // Fails only when the count would overflow: the consumer is awake anyway.
+  [[maybe_unused]] const auto rc = ::write(fd, &one, sizeof one);
+}
+
+}  // namespace
+
+direct_port::direct_port(std::unique_ptr<platform::frame_port> tap) : tap_(std::move(tap)) {
+  doorbell_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (doorbell_fd_ < 0) {
+    throw_errno("eventfd (direct path doorbell)");
+  }
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) {
+    const int err = errno;
+    ::close(doorbell_fd_);
+    throw std::system_error(err, std::generic_category(), "epoll_create1 (direct path)");
+  }
+  for (const int fd : {tap_->fd(), doorbell_fd_}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      const int err = errno;
+      ::close(epoll_fd_);
+      ::close(doorbell_fd_);
+      throw std::system_error(err, std::generic_category(), "epoll_ctl (direct path)");
+    }
+  }
+}
+
+direct_port::~direct_port() {
+  ::close(epoll_fd_);
+  ::close(doorbell_fd_);
+}
+
+void direct_port::enter() {
+  calls_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void direct_port::leave() {
+  calls_.fetch_add(1, std::memory_order_release);
+}
+
+const lane_table* direct_port::publish(const lane_table* table) {
+  const lane_table* old = table_.exchange(table, std::memory_order_seq_cst);
+  // A call that loaded `old` entered before the exchange: if one is running
+  // now (odd), wait for it to leave; a call entering later loads `table`.
+  const std::uint64_t seen = calls_.load(std::memory_order_seq_cst);
+  if (seen % 2 == 1) {
+    while (calls_.load(std::memory_order_acquire) == seen) {
+      std::this_thread::yield();
+    }
+  }
+  return old;
+}
+
+long direct_port::write_frame(std::span<const iovec> iov) {
+  enter();
+  const lane_table* t = table_.load(std::memory_order_seq_cst);
+  const long n = t != nullptr ? write_direct(*t, iov) : tap_->write_frame(iov);
+  leave();
+  return n;
+}
+
+long direct_port::write_direct(const lane_table& t, std::span<const iovec> iov) {
+  // The TX path writes a frame as its vnet header and the whole frame; any
+  // other shape goes to the host, which takes every shape.
+  if (iov.size() != 2 || iov[0].iov_len != vnet_hdr_size()) {
+    return tap_->write_frame(iov);
+  }
+  rings::vnet_header h{};
+  std::memcpy(&h, iov[0].iov_base, std::min(iov[0].iov_len, sizeof h));
+  const auto offload = offload_of(h);
+  const tx_frame f{std::span(static_cast<const std::byte*>(iov[1].iov_base), iov[1].iov_len),
+                   offload.value_or(rings::tx_offload{})};
+  const frame_route route = offload ? route_tx_frame(f, t.source_mac, t.peers)
+                                    : frame_route{route_reason::offload_refused, 0};
+  if (!route.direct()) {
+    bump(counters_.to_host[static_cast<std::size_t>(route.why)]);
+    return tap_->write_frame(iov);
+  }
+  const outbound_lane& lane = t.lanes[route.peer];
+  switch (lane.ring->push(iov)) {
+    case push_result::full:
+      bump(counters_.tx_drops_full);  // as a full TAP queue drops it: the guest did nothing wrong
+      return 0;
+    case push_result::refused:
+      return tap_->write_frame(iov);  // longer than the ring takes: the host can
+    case push_result::pushed_wake:
+      ring_doorbell(lane.doorbell_fd);
+      [[fallthrough]];
+    case push_result::pushed:
+      break;
+  }
+  bump(counters_.tx_packets);
+  bump(counters_.tx_bytes, iov[1].iov_len);
+  return static_cast<long>(iov[0].iov_len + iov[1].iov_len);
+}
+
+long direct_port::read_frame(std::span<std::byte> buf) {
+  enter();
+  const lane_table* t = table_.load(std::memory_order_seq_cst);
+  long n = 0;
+  if (t == nullptr || t->inbound.empty()) {
+    n = tap_->read_frame(buf);
+  } else if (ring_run_ >= ring_burst) {
+    ring_run_ = 0;  // the TAP's turn; the rings' if it has nothing
+    n = tap_->read_frame(buf);
+    if (n == 0) {
+      n = read_inbound(*t, buf);
+    }
+  } else {
+    n = read_inbound(*t, buf);
+    if (n == 0) {
+      ring_run_ = 0;
+      n = tap_->read_frame(buf);
+    }
+  }
+  leave();
+  return n;
+}
+
+long direct_port::read_inbound(const lane_table& t, std::span<std::byte> buf) {
+  long n = pop_any(t, buf);
+  if (n == 0 && !doorbell_drained_) {
+    // Every ring is empty and armed now. Clear the doorbell, then look once
+    // more: a push between our look and the clearing rang a doorbell we just
+    // cleared, and this look finds its frame; a later push rings it again.
+    drain_doorbell();
+    doorbell_drained_ = true;
+    n = pop_any(t, buf);
+  }
+  if (n > 0) {
+    doorbell_drained_ = false;
+    ++ring_run_;
+    bump(counters_.rx_packets);
+    const auto bytes = static_cast<std::size_t>(n);
+    bump(counters_.rx_bytes, bytes - std::min(bytes, vnet_hdr_size()));
+  }
+  return n;
+}
+
+long direct_port::pop_any(const lane_table& t, std::span<std::byte> buf) {
+  const std::size_t count = t.inbound.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = (next_inbound_ + k) % count;
+    long n = t.inbound[i]->pop(buf);
+    while (n == -EMSGSIZE) {  // bounded by the records in the ring
+      bump(counters_.rx_drops_too_big);
+      n = t.inbound[i]->pop(buf);
+    }
+    if (n > 0) {
+      next_inbound_ = i + 1;  // round robin: the next ring goes first next time
+      return n;
+    }
+  }
+  return 0;
+}
+
+void direct_port::drain_doorbell() const {
+  std::uint64_t count = 0;
+  [[maybe_unused]] const auto rc = ::read(doorbell_fd_, &count, sizeof count);  // EAGAIN: unset
+}
+
+}  // namespace unetback::direct

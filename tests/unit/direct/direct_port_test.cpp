@@ -1,0 +1,206 @@
+// The frame port that puts the direct path in a queue's data path
+// (direct_port.hpp): two vifs' queues, each with a socketpair for its TAP.
+
+#include "unetback/direct/direct_port.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "queue_end.hpp"
+#include "test_guests.hpp"
+
+namespace unetback::direct {
+namespace {
+
+using rings::test::frame;
+using test::a_to_b;
+using test::guest_a;
+using test::guest_b;
+using test::queue_end;
+using test::vnet_bytes;
+
+/// Queue A's lane to queue B over `ring`, and B's table with that ring inbound.
+struct one_lane {
+  lane_table a;
+  lane_table b;
+  one_lane(const queue_end& qb, handoff_ring& ring) {
+    a.source_mac = guest_a;
+    a.peers.push_back(direct_peer{guest_b, 1500, rings::offload_features{}, 0});
+    a.lanes.push_back(outbound_lane{&ring, qb.port->doorbell_fd()});
+    b.source_mac = guest_b;
+    b.inbound.push_back(&ring);
+  }
+};
+
+TEST(DirectPort, WithoutATableEveryFrameGoesThroughTheTap) {
+  const queue_end qa;
+  const auto f = a_to_b(100);
+  EXPECT_EQ(qa.write(f), static_cast<long>(vnet_bytes + f.size()));
+  EXPECT_EQ(qa.host_received(), f);
+  qa.host_sends(f);
+  EXPECT_EQ(qa.read(), f);
+  EXPECT_EQ(qa.port->counters().to_host[0].load(), 0U);
+}
+
+TEST(DirectPort, AFrameForAPeerSkipsTheTapAndRingsThePeersDoorbell) {
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 20, 70'000);
+  one_lane p(qb, ring);
+  EXPECT_EQ(qa.port->publish(&p.a), nullptr);
+  EXPECT_EQ(qb.port->publish(&p.b), nullptr);
+  EXPECT_TRUE(qb.read().empty());  // B's worker found nothing and sleeps: the ring is armed
+  EXPECT_FALSE(qb.readable());
+
+  const auto f = a_to_b(300);
+  EXPECT_EQ(qa.write(f), static_cast<long>(vnet_bytes + f.size()));
+  EXPECT_TRUE(qa.host_received().empty()) << "the frame went through A's TAP";
+  EXPECT_TRUE(qb.readable()) << "B's doorbell was not rung";
+  EXPECT_EQ(qb.read(), f);
+  EXPECT_EQ(qa.port->counters().tx_packets.load(), 1U);
+  EXPECT_EQ(qa.port->counters().tx_bytes.load(), f.size());
+  EXPECT_EQ(qb.port->counters().rx_packets.load(), 1U);
+  EXPECT_EQ(qb.port->counters().rx_bytes.load(), f.size());
+}
+
+TEST(DirectPort, TheDoorbellIsClearedOnceTheRingsRunDry) {
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 20, 70'000);
+  one_lane p(qb, ring);
+  qa.port->publish(&p.a);
+  qb.port->publish(&p.b);
+  EXPECT_TRUE(qb.read().empty());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_GT(qa.write(a_to_b(64)), 0);
+  }
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(qb.read().empty());
+  }
+  EXPECT_TRUE(qb.read().empty());
+  EXPECT_FALSE(qb.readable()) << "an empty queue stays readable: its worker would spin";
+  ASSERT_GT(qa.write(a_to_b(64)), 0);
+  EXPECT_TRUE(qb.readable()) << "a push after the drain did not ring the doorbell";
+}
+
+TEST(DirectPort, FramesTheRulesRefuseGoThroughTheTapCountedByReason) {
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 20, 70'000);
+  one_lane p(qb, ring);
+  qa.port->publish(&p.a);
+
+  auto broadcast = a_to_b(64);
+  std::fill_n(broadcast.begin(), 6, std::byte{0xFF});
+  auto spoofed = a_to_b(64);
+  spoofed[11] = std::byte{0x09};
+  auto stranger = a_to_b(64);
+  stranger[5] = std::byte{0x07};
+  for (const auto& f : {broadcast, spoofed, stranger}) {
+    EXPECT_GT(qa.write(f), 0);
+    EXPECT_EQ(qa.host_received(), f);
+  }
+  const auto& to_host = qa.port->counters().to_host;
+  EXPECT_EQ(to_host[static_cast<std::size_t>(route_reason::group_destination)].load(), 1U);
+  EXPECT_EQ(to_host[static_cast<std::size_t>(route_reason::spoofed_source)].load(), 1U);
+  EXPECT_EQ(to_host[static_cast<std::size_t>(route_reason::not_a_peer)].load(), 1U);
+  EXPECT_EQ(qa.port->counters().tx_packets.load(), 0U);
+}
+
+TEST(DirectPort, AFullRingDropsTheFrameAsAFullTapWould) {
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(4096, 1600);
+  one_lane p(qb, ring);
+  qa.port->publish(&p.a);
+  const auto f = a_to_b(1000);
+  ASSERT_GT(qa.write(f), 0);
+  ASSERT_GT(qa.write(f), 0);
+  int written = 2;
+  while (qa.write(f) > 0 && written < 10) {
+    ++written;
+  }
+  EXPECT_LT(written, 10) << "a 4 KiB ring took ten 1 KiB frames";
+  EXPECT_EQ(qa.port->counters().tx_drops_full.load(), 1U);
+  EXPECT_TRUE(qa.host_received().empty()) << "a dropped frame went to the host instead";
+}
+
+TEST(DirectPort, TheTapIsReadAfterABurstOfRingFrames) {
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 20, 70'000);
+  one_lane p(qb, ring);
+  qa.port->publish(&p.a);
+  qb.port->publish(&p.b);
+  const auto from_a = a_to_b(64);
+  const auto from_host = a_to_b(200);
+  for (unsigned i = 0; i < 2 * direct_port::ring_burst; ++i) {
+    ASSERT_GT(qa.write(from_a), 0);
+  }
+  qb.host_sends(from_host);
+  for (unsigned i = 0; i < direct_port::ring_burst; ++i) {
+    EXPECT_EQ(qb.read(), from_a) << "read " << i;
+  }
+  EXPECT_EQ(qb.read(), from_host) << "the host's frame waited behind more than a burst";
+  for (unsigned i = 0; i < direct_port::ring_burst; ++i) {
+    EXPECT_EQ(qb.read(), from_a);
+  }
+  EXPECT_TRUE(qb.read().empty());
+}
+
+TEST(DirectPort, AFrameInAnotherShapeThanTheTxPathsGoesThroughTheTap) {
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 20, 70'000);
+  one_lane p(qb, ring);
+  qa.port->publish(&p.a);
+  auto f = a_to_b(64);
+  std::vector<std::byte> whole(vnet_bytes);
+  whole.insert(whole.end(), f.begin(), f.end());
+  const std::array<iovec, 1> iov{iovec{whole.data(), whole.size()}};
+  EXPECT_GT(qa.port->write_frame(iov), 0);
+  EXPECT_EQ(qa.host_received(), f);
+}
+
+TEST(DirectPort, PublishReturnsTheOldTableOnlyWhenNoCallCanStillUseIt) {
+  // A worker writes frames without pause while the control plane swaps the
+  // table and frees the old one as soon as publish() returns it: a call
+  // still using a freed table is a use-after-free (ASan) or a race (TSan),
+  // and a scribbled-over table would send frames to the host.
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 16, 70'000);
+  std::atomic<bool> stop{false};
+  std::atomic<int> writes{0};
+  std::thread worker([&] {
+    const auto f = a_to_b(64);
+    std::vector<std::byte> buf(70'000);
+    while (!stop.load()) {
+      (void)qa.write(f);
+      (void)qb.port->read_frame(buf);
+      (void)qa.host_received();
+      writes.fetch_add(1);
+    }
+  });
+  auto current = std::make_unique<one_lane>(qb, ring);
+  qa.port->publish(&current->a);
+  for (int i = 0; i < 1000 || writes.load() < 2000; ++i) {
+    auto next = std::make_unique<one_lane>(qb, ring);
+    EXPECT_EQ(qa.port->publish(&next->a), &current->a);
+    current->a.peers.assign(1, direct_peer{});  // scribble, as a reused allocation would
+    current = std::move(next);
+  }
+  stop = true;
+  worker.join();
+  EXPECT_EQ(qa.port->counters().to_host[static_cast<std::size_t>(route_reason::not_a_peer)], 0U);
+  EXPECT_GT(qa.port->counters().tx_packets.load(), 0U);
+}
+
+}  // namespace
+}  // namespace unetback::direct
