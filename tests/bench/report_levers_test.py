@@ -81,6 +81,20 @@ class GuestToGuest(unittest.TestCase):
         row = next(r for r in doc["results"] if r["path"] == "unetback")
         self.assertEqual(row["ratio_to_relay"]["gbps"], 0.5)
 
+    def test_the_direct_path_has_its_own_column_beside_the_tap_path(self):
+        runs = [run("relay", "base", 1, "TCP_STREAM", "P1", "g2g", 1, 10.0),
+                run("unetback", "base", 1, "TCP_STREAM", "P1", "g2g", 1, 5.0),
+                run("unetback", "direct", 1, "TCP_STREAM", "P1", "g2g", 1, 15.0)]
+        md, doc = reported(runs, {"g2g": True, "rounds": 1})
+        header = next(line for line in md.splitlines() if line.startswith("| test |"))
+        self.assertTrue(header.endswith("| unetback poll-us 500 | unetback poll-us 500 direct |"), header)
+        line = next(line for line in md.splitlines() if line.startswith("| TCP_STREAM | P1 |"))
+        self.assertIn("**0.50×**", line)
+        self.assertIn("**1.50×**", line)
+        self.assertLess(line.index("**0.50×**"), line.index("**1.50×**"))
+        direct = next(r for r in doc["results"] if r.get("config") == "direct")
+        self.assertEqual(direct["ratio_to_relay"]["gbps"], 1.5)
+
 
 if __name__ == "__main__":
     unittest.main()

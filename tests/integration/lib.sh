@@ -95,9 +95,20 @@ start_xenstored() {
 start_host_ns() {
   ip netns add "$HOST_NS"
   ip -n "$HOST_NS" link set lo up
+  bridge_nf_call 0
   ip -n "$HOST_NS" link add "$BRIDGE" type bridge
   ip -n "$HOST_NS" addr add "$HOST_IP/24" dev "$BRIDGE"
   ip -n "$HOST_NS" link set "$BRIDGE" up
+}
+
+# bridge_nf_call 0|1: whether br_netfilter, where the module is loaded, hands
+# the host namespace's bridged frames to ip/ip6/arptables (per namespace; a
+# new one starts with the module's defaults, on). The worlds have no firewall.
+bridge_nf_call() {
+  local f
+  for f in /proc/sys/net/bridge/bridge-nf-call-{iptables,ip6tables,arptables}; do
+    ip netns exec "$HOST_NS" sh -c "[ ! -e $f ] || echo $1 > $f"
+  done
 }
 
 # start_daemon [unetbackd flags...]: the daemon runs in the host namespace.

@@ -98,13 +98,31 @@ def aggregate(rows):
     return out
 
 
+# Configurations of unetbackd shown as columns of their own: the defaults, and
+# the direct path between two guests (--g2g); the lever settings have their table.
+COLUMN_CONFIGS = ("base", "direct")
+
+
+def config_of(r):
+    return r.get("config", "base")
+
+
+def cell_key(r):
+    """What a table cell is looked up by: the test key, then the column's (path, poll, config)."""
+    return (key(r), r["path"], r["poll_us"], config_of(r))
+
+
 def columns(rows):
-    """(label, path, poll_us) for every path/poll combination present, baselines first."""
-    cols = [("(a) tap-relay", "relay", 0), ("(b) veth", "veth", 0)]
+    """(label, path, poll_us, config) for every column present, baselines first."""
+    cols = [("(a) tap-relay", "relay", 0, "base"), ("(b) veth", "veth", 0, "base")]
     cols = [c for c in cols if any(r["path"] == c[1] for r in rows)]
-    polls = sorted({r["poll_us"] for r in rows if r["path"] == "unetback"})
-    for p in polls:
-        cols.append((f"unetback poll-us {p}" if p else "unetback", "unetback", p))
+    combos = sorted({(config_of(r), r["poll_us"]) for r in rows
+                     if r["path"] == "unetback" and config_of(r) in COLUMN_CONFIGS},
+                    key=lambda c: (COLUMN_CONFIGS.index(c[0]), c[1]))
+    for config, p in combos:
+        label = "unetback" + (f" poll-us {p}" if p else "") + (
+            f" {config}" if config != "base" else "")
+        cols.append((label, "unetback", p, config))
     return cols
 
 
@@ -149,7 +167,7 @@ def sorted_keys(rows):
 
 def markdown(rows, meta, micro):
     cols = columns(rows)
-    index = {(key(r), r["path"], r["poll_us"]): r for r in rows}
+    index = {cell_key(r): r for r in rows}
     lines = ["# unetback benchmark results", ""]
     if meta:
         lines += [f"- command: `{meta.get('command', '')}`",
@@ -168,7 +186,7 @@ def markdown(rows, meta, micro):
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for k in sorted_keys(rows):
         test, variant, direction, q = k
-        vals = [cell(index.get((k, c[1], c[2]))) for c in cols]
+        vals = [cell(index.get((k, *c[1:]))) for c in cols]
         lines.append("| " + " | ".join([test, variant, DIR_LABEL.get(direction, direction), str(q),
                                         UNITS[PRIMARY[test]]] + vals) + " |")
     lines += ["", "Data-path CPU (% of one core, over each test): unetback = unetbackd + "
@@ -179,7 +197,7 @@ def markdown(rows, meta, micro):
     for k in sorted_keys(rows):
         vals = []
         for c in cpu_cols:
-            r = index.get((k, c[1], c[2]))
+            r = index.get((k, *c[1:]))
             vals.append("" if r is None or r.get("datapath_cpu_pct") is None
                         else f"{r['datapath_cpu_pct']}%")
         lines.append("| " + " | ".join([k[0], k[1], DIR_LABEL.get(k[2], k[2]), str(k[3])] + vals)
@@ -321,11 +339,11 @@ def scaling_rows(rows):
     queue counts run minutes apart (each has its own worlds), so the verdict uses
     the same-run ratios: (unetback / (a) at N queues) / (unetback / (a) at 1 queue);
     the raw ratio of the two figures is shown too."""
-    one = {(r["test"], r["variant"], r["direction"], r["poll_us"]): r for r in rows
+    one = {(r["test"], r["variant"], r["direction"], r["poll_us"], config_of(r)): r for r in rows
            if r["path"] == "unetback" and r["queues"] == 1 and primary(r)}
     out = []
     for r in rows:
-        base = one.get((r["test"], r["variant"], r["direction"], r["poll_us"]))
+        base = one.get((r["test"], r["variant"], r["direction"], r["poll_us"], config_of(r)))
         if r["path"] != "unetback" or r["queues"] == 1 or base is None or primary(r) is None:
             continue
         if r["test"] == "IDLE":
@@ -339,7 +357,9 @@ def scaling_rows(rows):
         if paired is not None:
             measured = f"**{paired:.2f}×** ({here:.2f} / {there:.2f}); " + measured
         out.append((f"{r['test']} {r['variant']} {DIR_LABEL.get(r['direction'], r['direction'])}"
-                    f" poll-us {r['poll_us']}: q{r['queues']} / q1", measured, f">= {SCALING_MIN}",
+                    f" poll-us {r['poll_us']}"
+                    + (f" {config_of(r)}" if config_of(r) != "base" else "")
+                    + f": q{r['queues']} / q1", measured, f">= {SCALING_MIN}",
                     (paired if paired is not None else raw) >= SCALING_MIN))
     return out
 
@@ -408,7 +428,7 @@ def plot(out, rows):
     plots = out / "plots"
     plots.mkdir(exist_ok=True)
     cols = columns(rows)
-    index = {(key(r), r["path"], r["poll_us"]): r for r in rows}
+    index = {cell_key(r): r for r in rows}
     scripts = []
     for test in TEST_ORDER:
         keys = [k for k in sorted_keys(rows) if k[0] == test]
@@ -420,7 +440,7 @@ def plot(out, rows):
         with dat.open("w") as f:
             f.write("config " + " ".join('"%s"' % c[0] for c in cols) + "\n")
             for k in keys:
-                vals = [primary(index[(k, c[1], c[2])]) if (k, c[1], c[2]) in index else None
+                vals = [primary(index[(k, *c[1:])]) if (k, *c[1:]) in index else None
                         for c in cols]
                 label = f"{k[1]} {DIR_SHORT.get(k[2], k[2])} q{k[3]}"
                 f.write(f'"{label}" ' + " ".join("NaN" if v is None else f"{v:.6g}"
@@ -436,7 +456,7 @@ def plot(out, rows):
             for k in keys:
                 vals = []
                 for c in ratio_cols:
-                    r = index.get((k, c[1], c[2]))
+                    r = index.get((k, *c[1:]))
                     ratio = (r or {}).get("ratio_to_relay", {}).get(PRIMARY[k[0]])
                     vals.append("NaN" if ratio is None else f"{ratio:.4g}")
                 short = k[0].replace("_STREAM", "").replace("_RR", "-RR")

@@ -81,7 +81,17 @@ build_unetback() {
     DP_PIDS+=("${PIDS[-1]}")
   done
   ((${BENCH_PIN_WORKERS:-0})) && pin_workers "${DP_PIDS[0]}"
+  [[ ${BENCH_CONFIG:-base} != direct ]] || pair_direct
   return 0
+}
+
+# pair_direct: the guests talk once through the bridge, so that it learns their
+# MACs, and the daemon pairs their vifs on the direct path (docs/direct-path.md).
+pair_direct() {
+  ip netns exec "$(guest_ns 1)" ping -q -c 3 -i 0.2 "$(guest_ip 2)" >/dev/null ||
+    fail "guest 1 cannot ping guest 2"
+  wait_for 5 "the direct path vif1.0 <-> vif2.0" \
+    grep -q "direct path vif1.0 <-> vif2.0: on" "$LOGS/unetbackd.log"
 }
 
 # worker_tids PID: "TID N" for each queue worker vif1.0-q<N> of the daemon PID.

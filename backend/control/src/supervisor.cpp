@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "unetback/rings/ids.hpp"
@@ -31,7 +32,14 @@ supervisor::supervisor(boost::asio::any_io_executor executor, xs::client& xs, qu
 supervisor::~supervisor() {
   *alive_ = false;
   vifs_.clear();
+  direct_.reset();
   watcher_.reset();
+}
+
+bool supervisor::direct_path_wanted() const {
+  return options_.defaults.direct_path ||
+         std::any_of(options_.per_vif.begin(), options_.per_vif.end(),
+                     [](const auto& v) { return v.second.direct_path; });
 }
 
 void supervisor::start() {
@@ -40,6 +48,10 @@ void supervisor::start() {
   env_ = std::make_unique<vif_env>(vif_env{executor_, xs_, queues_, taps_, self_,
                                            home + "/backend/vif", home + "/error/backend/vif",
                                            [this](vif_id id) { mark_dirty(id); }});
+  if (direct_path_wanted()) {
+    direct_ = std::make_unique<direct_path>(executor_, make_host_facts_source());
+    env_->direct = direct_.get();
+  }
   watcher_ = std::make_unique<xs::watcher>(
       xs_, executor_, [this](std::string_view p, std::string_view t) { on_watch(p, t); });
   watcher_->add(env_->backend_root, backend_token);  // fires once: the first scan

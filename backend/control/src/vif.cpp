@@ -51,7 +51,7 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
 
 vif::~vif() {
   if (queues_) {
-    queues_->stop();
+    stop_data_path();
   }
 }
 
@@ -143,7 +143,7 @@ bool vif::enable() {
 
 void vif::detach() {
   if (queues_) {
-    queues_->stop();
+    stop_data_path();
     queues_.reset();
     ++generation_;
     spdlog::info("{}: data path stopped, vif kept for the next daemon", tag());

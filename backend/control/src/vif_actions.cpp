@@ -116,6 +116,7 @@ void vif::start_data_path(frontend_config cfg) {
     q.resume = resume;
   }
   req.taps = tap_->open_queues(static_cast<unsigned>(cfg.queues.size()));
+  auto direct_ports = wrap_direct_ports(req.taps);
   req.queues = std::move(cfg.queues);
   if (cfg.ctrl_ring) {
     req.ctrl_ring =
@@ -148,9 +149,50 @@ void vif::start_data_path(frontend_config cfg) {
   auto queues = env_.queues.create(std::move(req));
   queues->start();
   queues_ = std::move(queues);
+  offer_direct_path(cfg.features, std::move(direct_ports));
   resume_next_ = false;
   multicast_control_ = cfg.features.multicast_control;
   tap_->set_carrier(true);
+}
+
+std::vector<direct::direct_port*> vif::wrap_direct_ports(
+    std::vector<std::unique_ptr<platform::frame_port>>& taps) const {
+  std::vector<direct::direct_port*> ports;
+  if (!options_.direct_path || env_.direct == nullptr) {
+    return ports;
+  }
+  for (auto& tap : taps) {
+    auto port = std::make_unique<direct::direct_port>(std::move(tap));
+    ports.push_back(port.get());
+    tap = std::move(port);
+  }
+  return ports;
+}
+
+void vif::offer_direct_path(const datapath::frontend_features& features,
+                            std::vector<direct::direct_port*> ports) {
+  if (ports.empty() || !config_) {
+    return;
+  }
+  try {
+    direct_vif v;
+    v.guest_mac = config_->guest_mac;
+    v.mtu = tap_->mtu();
+    v.rx = offloads_of(features);
+    v.ports = std::move(ports);
+    v.ifname = [this] { return tap_->name(); };
+    env_.direct->add(id_, std::move(v));
+  } catch (const std::exception& e) {
+    UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: direct path not offered: {}",
+                         tag(), e.what());
+  }
+}
+
+void vif::stop_data_path() {
+  if (env_.direct != nullptr) {
+    env_.direct->remove(id_);  // no peer's worker hands this vif a frame after this
+  }
+  queues_->stop();
 }
 
 void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
@@ -300,7 +342,7 @@ void vif::do_disconnect() {
   if (!queues_) {
     return;
   }
-  queues_->stop();
+  stop_data_path();
   queues_->discard_state();  // disconnected: nothing for a next daemon to resume
   last_queues_ = queues_->queue_statuses();
   for (const auto& q : last_queues_) {

@@ -68,6 +68,8 @@ std::optional<vif_overrides> with_vif_key(vif_overrides o, const std::string& ke
     o.poll_max_steal_pct = integer(n, where, percent_range);
   } else if (key == "split-event-channels") {
     o.split_event_channels = boolean(n, where);
+  } else if (key == "direct-path") {
+    o.direct_path = boolean(n, where);
   } else if (key == "tx-batch") {
     o.tx_batch = integer(n, where, batch_range);
   } else if (key == "rx-batch") {

@@ -5,13 +5,13 @@
 //   [daemon]            platform, log-level, log-target, max-queues,
 //                       wait-for-hotplug, max-xdp-headroom, poll-us,
 //                       poll-budget-pct, poll-max-steal-pct, split-event-channels,
-//                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
-//                       rx-drain-timeout-ms, fault-backoff-max-ms, sim-dir,
-//                       xenstore, control-socket,
+//                       direct-path, tx-batch, rx-batch, rx-backlog-bytes,
+//                       rx-stall-timeout-ms, rx-drain-timeout-ms,
+//                       fault-backoff-max-ms, sim-dir, xenstore, control-socket,
 //                       metrics-listen, keep-vifs, user, seccomp
 //   [vif."<D>.<N>"]     max-queues, wait-for-hotplug, poll-us, poll-budget-pct,
-//                       poll-max-steal-pct, split-event-channels, tx-batch,
-//                       rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
+//                       poll-max-steal-pct, split-event-channels, direct-path,
+//                       tx-batch, rx-batch, rx-backlog-bytes, rx-stall-timeout-ms,
 //                       rx-drain-timeout-ms, fault-backoff-max-ms
 // Unknown sections and keys are errors naming them.
 
@@ -49,6 +49,7 @@ struct vif_overrides {
   std::optional<long long> poll_budget_pct;
   std::optional<long long> poll_max_steal_pct;
   std::optional<bool> split_event_channels;
+  std::optional<bool> direct_path;
   std::optional<long long> tx_batch;
   std::optional<long long> rx_batch;
   std::optional<bool> notify_always;

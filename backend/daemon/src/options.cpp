@@ -43,6 +43,7 @@ settings_layer merged(settings_layer base, const settings_layer& over) {
   take(base.vif.poll_budget_pct, over.vif.poll_budget_pct);
   take(base.vif.poll_max_steal_pct, over.vif.poll_max_steal_pct);
   take(base.vif.split_event_channels, over.vif.split_event_channels);
+  take(base.vif.direct_path, over.vif.direct_path);
   take(base.vif.tx_batch, over.vif.tx_batch);
   take(base.vif.rx_batch, over.vif.rx_batch);
   take(base.vif.notify_always, over.vif.notify_always);
@@ -65,6 +66,7 @@ control::vif_options applied(control::vif_options v, const vif_overrides& o) {
   v.tuning.poll_max_steal_pct =
       static_cast<std::uint32_t>(o.poll_max_steal_pct.value_or(v.tuning.poll_max_steal_pct));
   v.split_event_channels = o.split_event_channels.value_or(v.split_event_channels);
+  v.direct_path = o.direct_path.value_or(v.direct_path);
   v.tuning.tx_batch = static_cast<std::uint32_t>(o.tx_batch.value_or(v.tuning.tx_batch));
   v.tuning.rx_batch = static_cast<std::uint32_t>(o.rx_batch.value_or(v.tuning.rx_batch));
   v.tuning.notify_always = o.notify_always.value_or(v.tuning.notify_always);
@@ -123,6 +125,7 @@ struct cli_values {
   long long poll_budget_pct = 0, poll_max_steal_pct = 0;
   bool wait_for_hotplug = true;
   bool split_event_channels = true;
+  bool direct_path = false;
   bool no_wait = false;
   bool keep_vifs = false;
   bool notify_always = false;
@@ -182,6 +185,9 @@ void define(CLI::App& app, cli_values& v) {
       ->check(in(detail::percent_range));
   app.add_option("--split-event-channels", v.split_event_channels,
                  "offer feature-split-event-channels (true|false)");
+  app.add_option("--direct-path", v.direct_path,
+                 "hand guest-to-guest frames between paired vifs' workers, past the TAP and the "
+                 "bridge, where no host policy could see them (true|false; default false)");
   app.add_option("--tx-batch", v.tx_batch,
                  "TX requests per sweep, " + range_text(detail::batch_range))
       ->check(in(detail::batch_range));
@@ -259,6 +265,7 @@ detail::settings_layer layer_of(const CLI::App& app, const cli_values& v) {
   s.vif.poll_budget_pct = given(app, "--poll-budget-pct", v.poll_budget_pct);
   s.vif.poll_max_steal_pct = given(app, "--poll-max-steal-pct", v.poll_max_steal_pct);
   s.vif.split_event_channels = given(app, "--split-event-channels", v.split_event_channels);
+  s.vif.direct_path = given(app, "--direct-path", v.direct_path);
   s.vif.tx_batch = given(app, "--tx-batch", v.tx_batch);
   s.vif.rx_batch = given(app, "--rx-batch", v.rx_batch);
   s.vif.rx_backlog_bytes = given(app, "--rx-backlog-bytes", v.rx_backlog);

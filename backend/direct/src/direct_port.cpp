@@ -1,7 +1,6 @@
 #include "unetback/direct/direct_port.hpp"
 
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,33 +44,20 @@ std::optional<rings::tx_offload> offload_of(const rings::vnet_header& h) {
   return o;
 }
 
-void ring_doorbell(int fd) {
-  const std::uint64_t one = 1;
-  // Fails only when the count would overflow: the consumer is awake anyway.
-  [[maybe_unused]] const auto rc = ::write(fd, &one, sizeof one);
-}
-
 }  // namespace
 
-direct_port::direct_port(std::unique_ptr<platform::frame_port> tap) : tap_(std::move(tap)) {
-  doorbell_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (doorbell_fd_ < 0) {
-    throw_errno("eventfd (direct path doorbell)");
-  }
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+direct_port::direct_port(std::unique_ptr<platform::frame_port> tap)
+    : tap_(std::move(tap)), epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)) {
   if (epoll_fd_ < 0) {
-    const int err = errno;
-    ::close(doorbell_fd_);
-    throw std::system_error(err, std::generic_category(), "epoll_create1 (direct path)");
+    throw_errno("epoll_create1 (direct path)");
   }
-  for (const int fd : {tap_->fd(), doorbell_fd_}) {
+  for (const int fd : {tap_->fd(), bell_.fd()}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
       const int err = errno;
       ::close(epoll_fd_);
-      ::close(doorbell_fd_);
       throw std::system_error(err, std::generic_category(), "epoll_ctl (direct path)");
     }
   }
@@ -79,7 +65,6 @@ direct_port::direct_port(std::unique_ptr<platform::frame_port> tap) : tap_(std::
 
 direct_port::~direct_port() {
   ::close(epoll_fd_);
-  ::close(doorbell_fd_);
 }
 
 void direct_port::enter() {
@@ -136,7 +121,7 @@ long direct_port::write_direct(const lane_table& t, std::span<const iovec> iov) 
     case push_result::refused:
       return tap_->write_frame(iov);  // longer than the ring takes: the host can
     case push_result::pushed_wake:
-      ring_doorbell(lane.doorbell_fd);
+      lane.bell->ring();
       [[fallthrough]];
     case push_result::pushed:
       break;
@@ -171,16 +156,20 @@ long direct_port::read_frame(std::span<std::byte> buf) {
 
 long direct_port::read_inbound(const lane_table& t, std::span<std::byte> buf) {
   long n = pop_any(t, buf);
-  if (n == 0 && !doorbell_drained_) {
+  if (n == 0 && bell_.rung_since(bell_seen_)) {
     // Every ring is empty and armed now. Clear the doorbell, then look once
     // more: a push between our look and the clearing rang a doorbell we just
     // cleared, and this look finds its frame; a later push rings it again.
-    drain_doorbell();
-    doorbell_drained_ = true;
+    bell_.clear();
     n = pop_any(t, buf);
+    if (n > 0) {
+      // More may follow it, pushed while the ring was not armed: stay
+      // readable until a look finds the rings empty, as a TAP's fd does
+      // while it holds frames (the worker may stop reading before that).
+      bell_.ring();
+    }
   }
   if (n > 0) {
-    doorbell_drained_ = false;
     ++ring_run_;
     bump(counters_.rx_packets);
     const auto bytes = static_cast<std::size_t>(n);
@@ -204,11 +193,6 @@ long direct_port::pop_any(const lane_table& t, std::span<std::byte> buf) {
     }
   }
   return 0;
-}
-
-void direct_port::drain_doorbell() const {
-  std::uint64_t count = 0;
-  [[maybe_unused]] const auto rc = ::read(doorbell_fd_, &count, sizeof count);  // EAGAIN: unset
 }
 
 }  // namespace unetback::direct

@@ -121,7 +121,7 @@ lane_table pairing::table_for(vif_key key, unsigned q) {
     as_peer.pair = static_cast<std::uint16_t>(t.peers.size());
     t.peers.push_back(as_peer);
     t.lanes.push_back(
-        outbound_lane{ring({key, q, p}), peer.queues[q % peer.queues.size()]->doorbell_fd()});
+        outbound_lane{ring({key, q, p}), &peer.queues[q % peer.queues.size()]->bell()});
     for (unsigned k = 0; k < peer.queues.size(); ++k) {
       if (k % self.queues.size() == q) {
         t.inbound.push_back(ring({p, k, key}));

@@ -67,6 +67,8 @@ constexpr std::array key_cases{
     key_case{"wait-for-hotplug", "", "1", "true or false", true},
     key_case{"wait-for-hotplug", "", "\"yes\"", "true or false", true},
     key_case{"notify-always", "", "0", "true or false", true},
+    key_case{"direct-path", "", "1", "true or false", true},
+    key_case{"direct-path", "", "\"on\"", "true or false", true},
     key_case{"platform", "\"kvm\"", "1", "xen, sim", false},
     key_case{"platform", "\"XEN \"", "[\"xen\"]", "xen, sim", false},
     key_case{"log-level", "\"loud\"", "3", "warning", false},
@@ -353,6 +355,19 @@ TEST_F(ConfigValidation, FlagsApplyToVifSectionsExceptWhatTheSectionSets) {
   EXPECT_EQ(v.max_queues, 3U);       // the section's own value
   EXPECT_EQ(v.tuning.poll_us, 20U);  // inherited: the flag beat [daemon]
   EXPECT_EQ(o.supervisor.defaults.max_queues, 6U);
+  // A boolean the section does not set follows the flag; one it sets stays.
+  write_config(
+      "[daemon]\ndirect-path = false\n[vif.\"1.0\"]\ndirect-path = true\n"
+      "[vif.\"2.0\"]\nmax-queues = 2\n[vif.\"3.0\"]\ndirect-path = false\n");
+  const daemon_options d = accepted({"--direct-path", "true"});
+  EXPECT_TRUE(d.supervisor.defaults.direct_path);
+  EXPECT_TRUE(d.supervisor.per_vif.at(control::vif_id{domid{1}, 0}).direct_path);
+  EXPECT_TRUE(d.supervisor.per_vif.at(control::vif_id{domid{2}, 0}).direct_path);
+  EXPECT_FALSE(d.supervisor.per_vif.at(control::vif_id{domid{3}, 0}).direct_path);
+  const daemon_options f = accepted({});
+  EXPECT_FALSE(f.supervisor.defaults.direct_path);
+  EXPECT_TRUE(f.supervisor.per_vif.at(control::vif_id{domid{1}, 0}).direct_path);
+  EXPECT_FALSE(f.supervisor.per_vif.at(control::vif_id{domid{2}, 0}).direct_path);
 }
 
 TEST_F(ConfigValidation, PollUsTakesAutoInTheFileAndOnTheCommandLine) {
@@ -385,6 +400,7 @@ TEST_F(ConfigValidation, BadFlagValuesNameTheFlagAndRangeEvenWithAGoodFile) {
       {{"--log-level", "loud"}, {"--log-level", "warning"}},
       {{"--log-target", "syslog"}, {"--log-target", "journal"}},
       {{"--wait-for-hotplug", "maybe"}, {"--wait-for-hotplug"}},
+      {{"--direct-path", "maybe"}, {"--direct-path"}},
       {{"--max-queues", "four"}, {"--max-queues"}},
       {{"--state-dir", "run/unetback"}, {"--state-dir", "absolute path"}},
       {{"--rx-stall-timeout-ms", "999"}, {"--rx-stall-timeout-ms", "3600000"}},

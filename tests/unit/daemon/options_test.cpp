@@ -138,6 +138,29 @@ TEST_F(DaemonOptions, KeepVifsIsOffByDefaultAndSetByFlagOrFile) {
   EXPECT_NE(e.message.find("true or false"), std::string::npos);
 }
 
+TEST_F(DaemonOptions, DirectPathIsOffByDefaultAndSetByFlagFileOrVifTable) {
+  EXPECT_FALSE(ok(with_config({})).supervisor.defaults.direct_path);
+  EXPECT_TRUE(ok(with_config({"--direct-path", "true"})).supervisor.defaults.direct_path);
+  EXPECT_FALSE(ok(with_config({"--direct-path", "false"})).supervisor.defaults.direct_path);
+  write_config("[daemon]\ndirect-path = true\n");
+  EXPECT_TRUE(ok(with_config({})).supervisor.defaults.direct_path);
+  EXPECT_FALSE(ok(with_config({"--direct-path", "false"})).supervisor.defaults.direct_path);
+  write_config("[vif.\"1.0\"]\ndirect-path = true\n[vif.\"2.0\"]\nmax-queues = 2\n");
+  const daemon_options o = ok(with_config({}));
+  EXPECT_FALSE(o.supervisor.defaults.direct_path);
+  EXPECT_TRUE(o.supervisor.per_vif.at(control::vif_id{domid{1}, 0}).direct_path);
+  EXPECT_FALSE(o.supervisor.per_vif.at(control::vif_id{domid{2}, 0}).direct_path);
+  write_config("[daemon]\ndirect-path = \"yes\"\n");
+  const auto e = rejected(with_config({}));
+  EXPECT_EQ(e.status, exit_usage);
+  EXPECT_NE(e.message.find("direct-path"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("true or false"), std::string::npos) << e.message;
+  write_config("[vif.\"1.0\"]\ndirect-path = 1\n");
+  EXPECT_NE(rejected(with_config({})).message.find("[vif.\"1.0\"] direct-path"), std::string::npos);
+  EXPECT_NE(rejected(with_config({"--direct-path", "maybe"})).message.find("--direct-path"),
+            std::string::npos);
+}
+
 TEST_F(DaemonOptions, WrongTypeInTheFileIsRejected) {
   write_config("[daemon]\nwait-for-hotplug = \"yes\"\n");
   EXPECT_NE(rejected(with_config({})).message.find("true or false"), std::string::npos);

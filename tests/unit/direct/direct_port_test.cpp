@@ -3,6 +3,8 @@
 
 #include "unetback/direct/direct_port.hpp"
 
+#include <poll.h>
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -32,7 +34,7 @@ struct one_lane {
   one_lane(const queue_end& qb, handoff_ring& ring) {
     a.source_mac = guest_a;
     a.peers.push_back(direct_peer{guest_b, 1500, rings::offload_features{}, 0});
-    a.lanes.push_back(outbound_lane{&ring, qb.port->doorbell_fd()});
+    a.lanes.push_back(outbound_lane{&ring, &qb.port->bell()});
     b.source_mac = guest_b;
     b.inbound.push_back(&ring);
   }
@@ -166,6 +168,54 @@ TEST(DirectPort, AFrameInAnotherShapeThanTheTxPathsGoesThroughTheTap) {
   const std::array<iovec, 1> iov{iovec{whole.data(), whole.size()}};
   EXPECT_GT(qa.port->write_frame(iov), 0);
   EXPECT_EQ(qa.host_received(), f);
+}
+
+TEST(DirectPort, AWorkerThatStopsReadingEarlyIsWokenWhileFramesRemain) {
+  // A worker may stop reading with frames left (its guest's RX buffers ran
+  // out, or its batch ended) and poll: like a TAP's fd, the port's must then
+  // be readable. The consumer here takes one frame per wake-up; the producer
+  // waits for it to catch up, then pushes two frames at once after a varying
+  // delay, so that pushes land while the consumer finds its ring empty and
+  // clears its doorbell. A poll that times out with a frame waiting is a lost
+  // wake-up.
+  const queue_end qa;
+  const queue_end qb;
+  handoff_ring ring(1 << 16, 70'000);
+  one_lane p(qb, ring);
+  qa.port->publish(&p.a);
+  qb.port->publish(&p.b);
+  constexpr int pairs = 20'000;
+  std::atomic<int> taken{0};
+  std::atomic<bool> give_up{false};
+  std::thread producer([&] {
+    const auto f = a_to_b(64);
+    for (int i = 0; i < pairs && !give_up.load(); ++i) {
+      while (taken.load() < 2 * i && !give_up.load()) {
+      }
+      for (int spin = 0; spin < (i * 7) % 300; ++spin) {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+      }
+      ASSERT_GT(qa.write(f), 0);
+      ASSERT_GT(qa.write(f), 0);
+    }
+  });
+  std::vector<std::byte> buf(70'000);
+  bool lost = false;
+  while (taken.load() < 2 * pairs) {
+    pollfd pfd{qb.port->fd(), POLLIN, 0};
+    if (::poll(&pfd, 1, 500) == 0) {
+      lost = qb.port->read_frame(buf) > 0;
+      break;
+    }
+    if (qb.port->read_frame(buf) > 0) {
+      taken.fetch_add(1);
+    }
+  }
+  give_up = true;
+  producer.join();
+  EXPECT_FALSE(lost) << "a frame waited in the ring while the port was not readable, after "
+                     << taken.load() << " frames";
+  EXPECT_EQ(taken.load(), 2 * pairs);
 }
 
 TEST(DirectPort, PublishReturnsTheOldTableOnlyWhenNoCallCanStillUseIt) {

@@ -108,6 +108,7 @@ class supervisor {
   void start_liveness_probe();
   void arm_xs_timer(std::chrono::milliseconds delay);
   void on_xs_timer();
+  [[nodiscard]] bool direct_path_wanted() const;
   void on_xenstore_lost();
   bool try_reconnect();
   void rewatch();
@@ -118,6 +119,7 @@ class supervisor {
   tap_factory& taps_;
   supervisor_options options_;
   domid self_{0};
+  std::unique_ptr<direct_path> direct_;  ///< when a vif may use the direct path; outlives the vifs
   std::unique_ptr<vif_env> env_;
   std::unique_ptr<xs::watcher> watcher_;
   std::map<vif_id, std::shared_ptr<vif>> vifs_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "unetback/control/backend_keys.hpp"
+#include "unetback/control/direct_path.hpp"
 #include "unetback/control/fault_backoff.hpp"
 #include "unetback/control/paced_call.hpp"
 #include "unetback/control/queue_factory.hpp"
@@ -49,6 +50,10 @@ struct vif_options {
   /// The most a frontend that keeps faulting waits before it may connect
   /// again (fault_backoff.hpp; 0: no wait).
   std::chrono::milliseconds fault_backoff_max{10'000};
+  /// Offer this vif's guest-to-guest frames the direct path (docs/direct-path.md):
+  /// its queues' frame ports become direct ports, and it is paired with other
+  /// such vifs where no host policy could see the difference. Off by default.
+  bool direct_path = false;
 };
 
 /// What the supervisor shares with its vifs.
@@ -62,6 +67,8 @@ struct vif_env {
   std::string error_root;    ///< /local/domain/<self>/error/backend/vif
   /// Asks for refresh() of a vif soon, coalesced (used after faults).
   std::function<void(vif_id)> request_refresh;
+  /// The direct path's control plane; nullptr when no vif may use it.
+  direct_path* direct = nullptr;
 };
 
 class vif : public std::enable_shared_from_this<vif> {
@@ -133,6 +140,13 @@ class vif : public std::enable_shared_from_this<vif> {
   bool do_connect();
   [[nodiscard]] frontend_limits limits() const;
   void start_data_path(frontend_config cfg);
+  /// Wraps each TAP queue in a direct port if this vif offers the direct path.
+  std::vector<direct::direct_port*> wrap_direct_ports(
+      std::vector<std::unique_ptr<platform::frame_port>>& taps) const;
+  void offer_direct_path(const datapath::frontend_features& features,
+                         std::vector<direct::direct_port*> ports);
+  /// Stops the workers, after taking the vif off the direct path.
+  void stop_data_path();
   /// Without feature-sg a frame must fit one RX slot: the TAP's MTU goes down
   /// to 1500 (Linux xenvif_carrier_on).
   void clamp_mtu_without_sg(const datapath::frontend_features& features);

@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "unetback/direct/direct_counters.hpp"
+#include "unetback/direct/doorbell.hpp"
 #include "unetback/direct/lane_table.hpp"
 #include "unetback/platform/frame_port.hpp"
 
@@ -37,9 +38,9 @@ class direct_port final : public platform::frame_port {
   long write_frame(std::span<const iovec> iov) override;
   long set_carrier(bool on) override { return tap_->set_carrier(on); }
 
-  /// The eventfd a paired vif's worker writes after a push that found this
-  /// queue's ring armed (outbound_lane::doorbell_fd).
-  [[nodiscard]] int doorbell_fd() const { return doorbell_fd_; }
+  /// What a paired vif's worker rings after a push that found this queue's
+  /// ring armed (outbound_lane::bell).
+  [[nodiscard]] doorbell& bell() { return bell_; }
   /// Control plane: makes `table` (nullptr: no direct path) the one the
   /// worker uses and returns the one it replaces, once no call can still be
   /// using that. Waits at most for the worker's current call to end.
@@ -54,20 +55,19 @@ class direct_port final : public platform::frame_port {
   long write_direct(const lane_table& t, std::span<const iovec> iov);
   long read_inbound(const lane_table& t, std::span<std::byte> buf);
   long pop_any(const lane_table& t, std::span<std::byte> buf);
-  void drain_doorbell() const;
   /// Brackets a call of the worker: odd while one runs (see publish()).
   void enter();
   void leave();
 
   std::unique_ptr<platform::frame_port> tap_;
-  int doorbell_fd_ = -1;
+  doorbell bell_;
   int epoll_fd_ = -1;
   std::atomic<const lane_table*> table_{nullptr};
   alignas(64) std::atomic<std::uint64_t> calls_{0};
   // The worker's own state.
   std::size_t next_inbound_ = 0;  ///< round robin over the inbound rings
   unsigned ring_run_ = 0;         ///< ring frames read since the TAP was last read
-  bool doorbell_drained_ = true;  ///< every ring found empty since the last drain
+  std::uint64_t bell_seen_ = 0;   ///< the doorbell's count when last cleared
   direct_counters counters_;
 };
 

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "unetback/direct/doorbell.hpp"
 #include "unetback/direct/frame_route.hpp"
 #include "unetback/direct/handoff_ring.hpp"
 #include "unetback/tap/mac.hpp"
@@ -15,10 +16,10 @@
 namespace unetback::direct {
 
 /// The way out of this queue to one paired vif: the ring to the queue of it
-/// that takes this queue's frames, and that queue's doorbell (an eventfd).
+/// that takes this queue's frames, and that queue's doorbell.
 struct outbound_lane {
   handoff_ring* ring = nullptr;
-  int doorbell_fd = -1;
+  doorbell* bell = nullptr;
 };
 
 struct lane_table {

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The direct path (issue #20, docs/direct-path.md), on the sim platform: two
+# guests of 2 queues on one bridge, unetbackd with --direct-path true. Once the
+# bridge has learned both guests' MACs the pair goes direct: 10^8 bytes each
+# way between the guests arrive intact (payload-check) while neither TAP
+# carries them. Then each fallback the host can cause takes the pair back to
+# the TAP path within the probe interval, and traffic then crosses the TAPs:
+# a packet socket on a vif (what tcpdump opens), br_netfilter switched on
+# (where the module is loaded), the ports isolated (then no frame passes at all). Traffic to the host goes through the TAP throughout.
+source "$(dirname "$0")/lib.sh"
+BYTES=${UNETBACK_DIRECT_BYTES:-100000000}
+PC="$UNETBACK_BIN/payload-check"
+[[ -x "$PC" ]] || fail "payload-check not built ($PC)"
+start_xenstored
+start_host_ns
+start_daemon --max-queues 2 --direct-path true
+start_guest 1 2
+start_guest 2 2
+
+tap_bytes() {  # tap_bytes VIF: rx + tx bytes the TAP's own statistics count
+  local s=/sys/class/net/$1/statistics
+  ip netns exec "$HOST_NS" sh -c "echo \$((\$(cat $s/rx_bytes) + \$(cat $s/tx_bytes)))"
+}
+pair_is() {  # pair_is on|off: the daemon's latest verdict on vif1.0 <-> vif2.0
+  grep "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log" | tail -1 | grep -q ": $1"
+}
+learn_macs() {  # both guests talk through the bridge (ARP, ping): its FDB learns them
+  ip netns exec "$(guest_ns 1)" ping -q -c 3 -i 0.2 "$(guest_ip 2)" >/dev/null ||
+    fail "guest 1 cannot ping guest 2"
+}
+
+# g2g_transfer FROM TO: BYTES of a seeded payload over TCP, verified at TO.
+g2g_transfer() {
+  local from=$1 to=$2 seed=$((RANDOM * 32768 + RANDOM))
+  ip netns exec "$(guest_ns "$to")" "$PC" tcp-recv --listen "$(guest_ip "$to"):5302" \
+    --bytes "$BYTES" --seed "$seed" --timeout 60 >"$WORLD/recv.json" 2>"$LOGS/pc-recv.log" &
+  local rpid=$!
+  sleep 0.3
+  ip netns exec "$(guest_ns "$from")" "$PC" tcp-send --to "$(guest_ip "$to"):5302" \
+    --bytes "$BYTES" --seed "$seed" --timeout 60 >/dev/null 2>"$LOGS/pc-send.log" ||
+    fail "tcp-send guest $from -> guest $to failed (seed $seed)"
+  wait "$rpid" || true
+  [[ $(jq -r .ok "$WORLD/recv.json") == true ]] ||
+    fail "payload damaged guest $from -> guest $to (seed $seed): $(cat "$WORLD/recv.json")"
+  log "guest $from -> guest $to: $BYTES bytes intact, $(jq -r '.mbit_s|floor' "$WORLD/recv.json") Mbit/s"
+}
+
+# transfer_through_taps yes|no FROM TO: a transfer, and whether the TAPs carried it.
+transfer_through_taps() {
+  local want=$1 before1 before2 moved
+  before1=$(tap_bytes vif1.0) before2=$(tap_bytes vif2.0)
+  g2g_transfer "$2" "$3"
+  moved=$(($(tap_bytes vif1.0) - before1 + $(tap_bytes vif2.0) - before2))
+  log "the TAPs counted $moved bytes"
+  if [[ $want == no ]]; then
+    ((moved < BYTES / 100)) || fail "the TAPs carried $moved bytes of a direct transfer"
+  else
+    ((moved > BYTES)) || fail "the TAPs carried only $moved bytes on the TAP path"
+  fi
+}
+
+learn_macs
+wait_for 5 "the pair to go direct" pair_is on
+transfer_through_taps no 1 2
+transfer_through_taps no 2 1
+assert_all_queues_moved vif1.0 2
+ip netns exec "$(guest_ns 1)" ping -q -c 2 -i 0.2 "$HOST_IP" >/dev/null ||
+  fail "guest 1 cannot reach the host while direct"
+
+# A packet socket bound to vif1.0, as tcpdump opens one.
+ip netns exec "$HOST_NS" python3 -c '
+import socket, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind(("vif1.0", 0))
+time.sleep(120)' &
+CAPTURE=$!
+PIDS+=("$CAPTURE")
+wait_for 5 "a packet socket on vif1.0 to stop the direct path" pair_is "off: packet socket open"
+grep "direct path vif1.0 <-> vif2.0: off" "$LOGS/unetbackd.log" | tail -1 | grep -q "vif1.0)" ||
+  fail "the log line does not name vif1.0"
+transfer_through_taps yes 1 2
+kill "$CAPTURE"
+learn_macs
+wait_for 5 "the pair to go direct again" pair_is on
+
+bridge_nf_call 1
+if [[ -e /proc/sys/net/bridge ]]; then
+  wait_for 5 "br_netfilter to stop the direct path" pair_is "off: br_netfilter active"
+  transfer_through_taps yes 2 1
+  bridge_nf_call 0
+  learn_macs
+  wait_for 5 "the pair to go direct again" pair_is on
+fi
+
+# Isolated ports: the bridge forwards nothing between them, and neither may the daemon.
+for v in vif1.0 vif2.0; do
+  ip netns exec "$HOST_NS" bridge link set dev "$v" isolated on
+done
+wait_for 5 "isolated ports to stop the direct path" pair_is "off: bridge port isolated"
+ip netns exec "$(guest_ns 1)" ping -q -c 2 -W 1 "$(guest_ip 2)" >/dev/null &&
+  fail "isolated guests still reach each other"
+log "PASS"
