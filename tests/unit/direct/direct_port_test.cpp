@@ -40,8 +40,24 @@ struct one_lane {
   }
 };
 
-TEST(DirectPort, WithoutATableEveryFrameGoesThroughTheTap) {
+/// Two queues, A's and B's, and (after pair()) a lane from A to B.
+class DirectPort : public ::testing::Test {
+ protected:
+  /// A ring of `ring_bytes` from A to B, in both ports' tables.
+  void pair(std::size_t ring_bytes = 1 << 20, std::size_t max_record = 70'000) {
+    ring_ = std::make_unique<handoff_ring>(ring_bytes, max_record);
+    lane_ = std::make_unique<one_lane>(qb, *ring_);
+    qa.port->publish(&lane_->a);
+    qb.port->publish(&lane_->b);
+  }
+
   const queue_end qa;
+  const queue_end qb;
+  std::unique_ptr<handoff_ring> ring_;
+  std::unique_ptr<one_lane> lane_;
+};
+
+TEST_F(DirectPort, WithoutATableEveryFrameGoesThroughTheTap) {
   const auto f = a_to_b(100);
   EXPECT_EQ(qa.write(f), static_cast<long>(vnet_bytes + f.size()));
   EXPECT_EQ(qa.host_received(), f);
@@ -50,13 +66,9 @@ TEST(DirectPort, WithoutATableEveryFrameGoesThroughTheTap) {
   EXPECT_EQ(qa.port->counters().to_host[0].load(), 0U);
 }
 
-TEST(DirectPort, AFrameForAPeerSkipsTheTapAndRingsThePeersDoorbell) {
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(1 << 20, 70'000);
-  one_lane p(qb, ring);
-  EXPECT_EQ(qa.port->publish(&p.a), nullptr);
-  EXPECT_EQ(qb.port->publish(&p.b), nullptr);
+TEST_F(DirectPort, AFrameForAPeerSkipsTheTapAndRingsThePeersDoorbell) {
+  pair();
+  EXPECT_EQ(qa.port->publish(&lane_->a), &lane_->a) << "publish returns the table it replaces";
   EXPECT_TRUE(qb.read().empty());  // B's worker found nothing and sleeps: the ring is armed
   EXPECT_FALSE(qb.readable());
 
@@ -71,13 +83,8 @@ TEST(DirectPort, AFrameForAPeerSkipsTheTapAndRingsThePeersDoorbell) {
   EXPECT_EQ(qb.port->counters().rx_bytes.load(), f.size());
 }
 
-TEST(DirectPort, TheDoorbellIsClearedOnceTheRingsRunDry) {
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(1 << 20, 70'000);
-  one_lane p(qb, ring);
-  qa.port->publish(&p.a);
-  qb.port->publish(&p.b);
+TEST_F(DirectPort, TheDoorbellIsClearedOnceTheRingsRunDry) {
+  pair();
   EXPECT_TRUE(qb.read().empty());
   for (int i = 0; i < 3; ++i) {
     ASSERT_GT(qa.write(a_to_b(64)), 0);
@@ -91,12 +98,8 @@ TEST(DirectPort, TheDoorbellIsClearedOnceTheRingsRunDry) {
   EXPECT_TRUE(qb.readable()) << "a push after the drain did not ring the doorbell";
 }
 
-TEST(DirectPort, FramesTheRulesRefuseGoThroughTheTapCountedByReason) {
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(1 << 20, 70'000);
-  one_lane p(qb, ring);
-  qa.port->publish(&p.a);
+TEST_F(DirectPort, FramesTheRulesRefuseGoThroughTheTapCountedByReason) {
+  pair();
 
   auto broadcast = a_to_b(64);
   std::fill_n(broadcast.begin(), 6, std::byte{0xFF});
@@ -115,12 +118,8 @@ TEST(DirectPort, FramesTheRulesRefuseGoThroughTheTapCountedByReason) {
   EXPECT_EQ(qa.port->counters().tx_packets.load(), 0U);
 }
 
-TEST(DirectPort, AFullRingDropsTheFrameAsAFullTapWould) {
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(4096, 1600);
-  one_lane p(qb, ring);
-  qa.port->publish(&p.a);
+TEST_F(DirectPort, AFullRingDropsTheFrameAsAFullTapWould) {
+  pair(4096, 1600);
   const auto f = a_to_b(1000);
   ASSERT_GT(qa.write(f), 0);
   ASSERT_GT(qa.write(f), 0);
@@ -133,13 +132,8 @@ TEST(DirectPort, AFullRingDropsTheFrameAsAFullTapWould) {
   EXPECT_TRUE(qa.host_received().empty()) << "a dropped frame went to the host instead";
 }
 
-TEST(DirectPort, TheTapIsReadAfterABurstOfRingFrames) {
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(1 << 20, 70'000);
-  one_lane p(qb, ring);
-  qa.port->publish(&p.a);
-  qb.port->publish(&p.b);
+TEST_F(DirectPort, TheTapIsReadAfterABurstOfRingFrames) {
+  pair();
   const auto from_a = a_to_b(64);
   const auto from_host = a_to_b(200);
   for (unsigned i = 0; i < 2 * direct_port::ring_burst; ++i) {
@@ -156,12 +150,8 @@ TEST(DirectPort, TheTapIsReadAfterABurstOfRingFrames) {
   EXPECT_TRUE(qb.read().empty());
 }
 
-TEST(DirectPort, AFrameInAnotherShapeThanTheTxPathsGoesThroughTheTap) {
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(1 << 20, 70'000);
-  one_lane p(qb, ring);
-  qa.port->publish(&p.a);
+TEST_F(DirectPort, AFrameInAnotherShapeThanTheTxPathsGoesThroughTheTap) {
+  pair();
   auto f = a_to_b(64);
   std::vector<std::byte> whole(vnet_bytes);
   whole.insert(whole.end(), f.begin(), f.end());
@@ -170,7 +160,7 @@ TEST(DirectPort, AFrameInAnotherShapeThanTheTxPathsGoesThroughTheTap) {
   EXPECT_EQ(qa.host_received(), f);
 }
 
-TEST(DirectPort, AWorkerThatStopsReadingEarlyIsWokenWhileFramesRemain) {
+TEST_F(DirectPort, AWorkerThatStopsReadingEarlyIsWokenWhileFramesRemain) {
   // A worker may stop reading with frames left (its guest's RX buffers ran
   // out, or its batch ended) and poll: like a TAP's fd, the port's must then
   // be readable. The consumer here takes one frame per wake-up; the producer
@@ -178,12 +168,7 @@ TEST(DirectPort, AWorkerThatStopsReadingEarlyIsWokenWhileFramesRemain) {
   // delay, so that pushes land while the consumer finds its ring empty and
   // clears its doorbell. A poll that times out with a frame waiting is a lost
   // wake-up.
-  const queue_end qa;
-  const queue_end qb;
-  handoff_ring ring(1 << 16, 70'000);
-  one_lane p(qb, ring);
-  qa.port->publish(&p.a);
-  qb.port->publish(&p.b);
+  pair(1 << 16);
   constexpr int pairs = 20'000;
   std::atomic<int> taken{0};
   std::atomic<bool> give_up{false};
@@ -218,13 +203,11 @@ TEST(DirectPort, AWorkerThatStopsReadingEarlyIsWokenWhileFramesRemain) {
   EXPECT_EQ(taken.load(), 2 * pairs);
 }
 
-TEST(DirectPort, PublishReturnsTheOldTableOnlyWhenNoCallCanStillUseIt) {
+TEST_F(DirectPort, PublishReturnsTheOldTableOnlyWhenNoCallCanStillUseIt) {
   // A worker writes frames without pause while the control plane swaps the
   // table and frees the old one as soon as publish() returns it: a call
   // still using a freed table is a use-after-free (ASan) or a race (TSan),
   // and a scribbled-over table would send frames to the host.
-  const queue_end qa;
-  const queue_end qb;
   handoff_ring ring(1 << 16, 70'000);
   std::atomic<bool> stop{false};
   std::atomic<int> writes{0};

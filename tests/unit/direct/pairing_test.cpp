@@ -50,20 +50,26 @@ struct test_vif {
   }
 };
 
-pairing make_pairing() {
-  return pairing(1 << 20, 70'000);
-}
-
 std::array<std::pair<vif_key, vif_key>, 1> just(vif_key a, vif_key b) {
   return {{{a, b}}};
 }
 
-TEST(Pairing, PairedVifsSendToEachOtherQueueByQueueModuloThePeersQueues) {
-  const test_vif a(guest_a, 2);
-  const test_vif b(guest_b, 1);
-  auto p = make_pairing();
-  p.add(vif_a, a.as_paired());
-  p.add(vif_b, b.as_paired());
+class Pairing : public ::testing::Test {
+ protected:
+  /// A vif of `queues` queues whose guest has `mac`, added under `key`.
+  const test_vif& add(vif_key key, tap::mac_address mac, unsigned queues) {
+    const auto& v = vifs_.emplace_back(mac, queues);
+    p.add(key, v.as_paired());
+    return v;
+  }
+
+  std::deque<test_vif> vifs_;  // declared before the pairing: its ports outlive it
+  pairing p{1 << 20, 70'000};
+};
+
+TEST_F(Pairing, PairedVifsSendToEachOtherQueueByQueueModuloThePeersQueues) {
+  const auto& a = add(vif_a, guest_a, 2);
+  const auto& b = add(vif_b, guest_b, 1);
   EXPECT_EQ(p.ring_count(), 0U);
   p.set_pairs(just(vif_b, vif_a));
   EXPECT_TRUE(p.paired(vif_a, vif_b));
@@ -79,24 +85,18 @@ TEST(Pairing, PairedVifsSendToEachOtherQueueByQueueModuloThePeersQueues) {
   EXPECT_EQ(a.queues[0].read(), ba);
 }
 
-TEST(Pairing, ANewPairWakesAConsumerThatWentToSleepBeforeIt) {
-  const test_vif a(guest_a, 1);
-  const test_vif b(guest_b, 1);
-  auto p = make_pairing();
-  p.add(vif_a, a.as_paired());
-  p.add(vif_b, b.as_paired());
+TEST_F(Pairing, ANewPairWakesAConsumerThatWentToSleepBeforeIt) {
+  const auto& a = add(vif_a, guest_a, 1);
+  const auto& b = add(vif_b, guest_b, 1);
   EXPECT_TRUE(b.queues[0].read().empty());  // B's worker sleeps
   p.set_pairs(just(vif_a, vif_b));
   ASSERT_GT(a.queues[0].write(a.to(b)), 0);
   EXPECT_TRUE(b.queues[0].readable()) << "the first frame on a new ring rang no doorbell";
 }
 
-TEST(Pairing, UnpairedVifsGoBackToTheTapAndTheirRingsAreFreed) {
-  const test_vif a(guest_a, 2);
-  const test_vif b(guest_b, 2);
-  auto p = make_pairing();
-  p.add(vif_a, a.as_paired());
-  p.add(vif_b, b.as_paired());
+TEST_F(Pairing, UnpairedVifsGoBackToTheTapAndTheirRingsAreFreed) {
+  const auto& a = add(vif_a, guest_a, 2);
+  const auto& b = add(vif_b, guest_b, 2);
   p.set_pairs(just(vif_a, vif_b));
   EXPECT_EQ(p.ring_count(), 4U);
   p.set_pairs({});
@@ -106,14 +106,10 @@ TEST(Pairing, UnpairedVifsGoBackToTheTapAndTheirRingsAreFreed) {
   EXPECT_EQ(a.queues[1].host_received(), ab);
 }
 
-TEST(Pairing, ARemovedVifLeavesNoLaneButItsFormerPeersStayPaired) {
-  const test_vif a(guest_a, 1);
-  const test_vif b(guest_b, 1);
-  const test_vif c(guest_c, 1);
-  auto p = make_pairing();
-  p.add(vif_a, a.as_paired());
-  p.add(vif_b, b.as_paired());
-  p.add(vif_c, c.as_paired());
+TEST_F(Pairing, ARemovedVifLeavesNoLaneButItsFormerPeersStayPaired) {
+  const auto& a = add(vif_a, guest_a, 1);
+  const auto& b = add(vif_b, guest_b, 1);
+  const auto& c = add(vif_c, guest_c, 1);
   const std::array<std::pair<vif_key, vif_key>, 3> all{
       {{vif_a, vif_b}, {vif_b, vif_c}, {vif_a, vif_c}}};
   p.set_pairs(all);
@@ -130,10 +126,8 @@ TEST(Pairing, ARemovedVifLeavesNoLaneButItsFormerPeersStayPaired) {
   EXPECT_EQ(c.queues[0].read(), ac);
 }
 
-TEST(Pairing, RefusesAVifTwiceOrWithoutQueuesAndIgnoresUnknownKeys) {
-  const test_vif a(guest_a, 1);
-  auto p = make_pairing();
-  p.add(vif_a, a.as_paired());
+TEST_F(Pairing, RefusesAVifTwiceOrWithoutQueuesAndIgnoresUnknownKeys) {
+  const auto& a = add(vif_a, guest_a, 1);
   EXPECT_THROW(p.add(vif_a, a.as_paired()), std::invalid_argument);
   EXPECT_THROW(p.add(vif_b, paired_vif{}), std::invalid_argument);
   p.set_pairs(just(vif_a, vif_c));
@@ -144,15 +138,12 @@ TEST(Pairing, RefusesAVifTwiceOrWithoutQueuesAndIgnoresUnknownKeys) {
   EXPECT_THROW(pairing(1 << 20, 0), std::invalid_argument);
 }
 
-TEST(Pairing, RepairingWhileWorkersRunLosesNoPortAndEndsDirect) {
+TEST_F(Pairing, RepairingWhileWorkersRunLosesNoPortAndEndsDirect) {
   // Each vif's worker sends to the other and reads without pause while the
   // control plane pairs and unpairs them: no call may touch a freed ring or
   // table (ASan, TSan), and once paired at the end, frames go direct.
-  const test_vif a(guest_a, 2);
-  const test_vif b(guest_b, 1);
-  auto p = make_pairing();
-  p.add(vif_a, a.as_paired());
-  p.add(vif_b, b.as_paired());
+  const auto& a = add(vif_a, guest_a, 2);
+  const auto& b = add(vif_b, guest_b, 1);
   std::atomic<bool> stop{false};
   std::atomic<int> rounds{0};
   const auto worker = [&stop, &rounds](const test_vif& self, const test_vif& peer) {
