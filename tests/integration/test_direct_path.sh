@@ -64,6 +64,17 @@ wait_for 5 "the pair to go direct" pair_is on
 transfer_through_taps no 1 2
 transfer_through_taps no 2 1
 assert_all_queues_moved vif1.0 2
+# The daemon counts what the TAPs did not: both ways, on both vifs.
+direct_sum() { ctl stats "$1" --json | jq "[.[0].direct.queues[].$2] | add"; }
+for pair in vif1.0:vif2.0 vif2.0:vif1.0; do
+  v=${pair%:*}
+  [[ $(ctl stats "$v" --json | jq -r '.[0].direct.peers | join(" ")') == "${pair#*:}" ]] ||
+    fail "$v: its peer is not shown: $(ctl stats "$v" --json | jq -c '.[0].direct')"
+  ((BYTES <= $(direct_sum "$v" tx_bytes) && BYTES <= $(direct_sum "$v" rx_bytes))) ||
+    fail "$v: direct counters below the transfers: $(ctl stats "$v" --json | jq -c '.[0].direct')"
+done
+grep -q '^unetback_direct_tx_bytes_total{vif="vif1.0",[^}]*} [1-9]' <<<"$(ctl metrics)" ||
+  fail "no unetback_direct_tx_bytes_total sample for vif1.0"
 ip netns exec "$(guest_ns 1)" ping -q -c 2 -i 0.2 "$HOST_IP" >/dev/null ||
   fail "guest 1 cannot reach the host while direct"
 

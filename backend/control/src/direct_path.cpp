@@ -77,6 +77,23 @@ bool direct_path::paired(const vif_id& a, const vif_id& b) const {
   return pairing_.paired(key_of(a), key_of(b));
 }
 
+std::optional<direct_status> direct_path::status(const vif_id& id) const {
+  const auto it = vifs_.find(id);
+  if (it == vifs_.end()) {
+    return std::nullopt;
+  }
+  direct_status s;
+  for (const auto& [other, vif] : vifs_) {
+    if (other != id && paired(id, other)) {
+      s.peers.push_back(other);
+    }
+  }
+  for (const direct::direct_port* port : it->second.ports) {
+    s.queues.push_back(direct::read_counts(port->counters()));
+  }
+  return s;
+}
+
 direct::port_facts direct_path::facts_of(const vif_id& id, const direct_vif& vif,
                                          const direct::filter_facts& filters) {
   direct::port_facts f;

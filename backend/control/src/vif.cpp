@@ -304,6 +304,7 @@ vif_status vif::status() const {
   if (queues_) {
     s.ctrl = queues_->ctrl_counters();
   }
+  s.direct = queues_ && env_.direct != nullptr ? env_.direct->status(id_) : last_direct_;
   return s;
 }
 

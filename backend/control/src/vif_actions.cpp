@@ -190,6 +190,10 @@ void vif::offer_direct_path(const datapath::frontend_features& features,
 
 void vif::stop_data_path() {
   if (env_.direct != nullptr) {
+    if (auto last = env_.direct->status(id_)) {
+      last->peers.clear();  // paired no more
+      last_direct_ = std::move(last);
+    }
     env_.direct->remove(id_);  // no peer's worker hands this vif a frame after this
   }
   queues_->stop();

@@ -17,6 +17,30 @@ json ctrl_json(const datapath::ctrl_ring_counters& c) {
           {"event_storm_backoffs", c.event_storm_backoffs}};
 }
 
+json direct_json(const control::direct_status& d) {
+  json peers = json::array();
+  for (const control::vif_id& p : d.peers) {
+    peers.push_back(p.name());
+  }
+  json queues = json::array();
+  for (std::size_t q = 0; q < d.queues.size(); ++q) {
+    const direct::direct_counts& c = d.queues[q];
+    json to_host = json::object();
+    for (std::size_t r = 1; r < c.to_host.size(); ++r) {  // 0 is `direct`: never to the host
+      to_host[direct::label_of(static_cast<direct::route_reason>(r))] = c.to_host[r];
+    }
+    queues.push_back({{"queue", q},
+                      {"tx_packets", c.tx_packets},
+                      {"tx_bytes", c.tx_bytes},
+                      {"tx_drops_full", c.tx_drops_full},
+                      {"rx_packets", c.rx_packets},
+                      {"rx_bytes", c.rx_bytes},
+                      {"rx_drops_too_big", c.rx_drops_too_big},
+                      {"to_host", std::move(to_host)}});
+  }
+  return {{"peers", std::move(peers)}, {"queues", std::move(queues)}};
+}
+
 }  // namespace
 
 json list_entry(const control::vif_status& v) {
@@ -40,6 +64,9 @@ json stats_entry(const control::vif_status& v) {
   json entry = {{"name", v.name()}, {"queues", std::move(queues)}};
   if (v.ctrl) {
     entry["ctrl"] = ctrl_json(*v.ctrl);  // rejected requests stay visible
+  }
+  if (v.direct) {
+    entry["direct"] = direct_json(*v.direct);  // frames the TAP's statistics do not see
   }
   return entry;
 }

@@ -95,6 +95,30 @@ const char* to_string(route_reason r) {
   return "unknown route reason";
 }
 
+const char* label_of(route_reason r) {
+  switch (r) {
+    case route_reason::direct:
+      return "direct";
+    case route_reason::no_peer_on_bridge:
+      return "no_peer";
+    case route_reason::truncated:
+      return "truncated";
+    case route_reason::group_destination:
+      return "group";
+    case route_reason::spoofed_source:
+      return "spoofed_source";
+    case route_reason::vlan_tagged:
+      return "vlan";
+    case route_reason::not_a_peer:
+      return "not_a_peer";
+    case route_reason::exceeds_peer_mtu:
+      return "mtu";
+    case route_reason::offload_refused:
+      return "offload";
+  }
+  return "unknown";
+}
+
 frame_route route_tx_frame(const tx_frame& f, const tap::mac_address& source_mac,
                            std::span<const direct_peer> peers) {
   if (peers.empty()) {

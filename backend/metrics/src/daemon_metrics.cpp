@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "direct_families.hpp"
 #include "queue_families.hpp"
 #include "unetback/control/xenbus_state.hpp"
 #include "unetback/metrics/exposition.hpp"
+#include "vif_labels.hpp"
 
 namespace unetback::metrics {
 
@@ -54,17 +56,6 @@ const std::array<ctrl_family, 4>& ctrl_families() {
        {{nullptr, &c::event_storm_backoffs}}},
   }};
   return all;
-}
-
-labels vif_labels(const control::vif_status& v) {
-  return {{"vif", v.name()},
-          {"domid", std::to_string(v.id.frontend.value())},
-          {"devid", std::to_string(v.id.devid)}};
-}
-
-labels with(labels l, std::string name, std::string value) {
-  l.emplace_back(std::move(name), std::move(value));
-  return l;
 }
 
 void daemon_families(exposition& out, const control::daemon_status& status,
@@ -154,6 +145,7 @@ std::string render_daemon_metrics(const control::daemon_status& status, std::str
       ctrl_samples(out, f, v);
     }
   }
+  direct_families(out, status.vifs);
   return out.text();
 }
 

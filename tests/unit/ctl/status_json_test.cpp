@@ -59,6 +59,26 @@ TEST(StatusJson, StatsEntryCarriesEveryCounterAndTheControlRingsOnlyWithOne) {
   EXPECT_EQ(j["ctrl"]["event_storm_backoffs"], 1);
 }
 
+TEST(StatusJson, StatsEntryCarriesTheDirectPathOnlyWhereOffered) {
+  control::vif_status v = connected_vif();
+  EXPECT_FALSE(stats_entry(v).contains("direct"));
+  direct::direct_counts c;
+  c.tx_packets = 4;
+  c.rx_bytes = 900;
+  c.tx_drops_full = 2;
+  c.to_host[static_cast<std::size_t>(direct::route_reason::group_destination)] = 3;
+  v.direct = control::direct_status{{control::vif_id{domid{2}, 0}}, {c}};
+  const json j = stats_entry(v)["direct"];
+  EXPECT_EQ(j["peers"], json::array({"vif2.0"}));
+  ASSERT_EQ(j["queues"].size(), 1U);
+  EXPECT_EQ(j["queues"][0]["tx_packets"], 4);
+  EXPECT_EQ(j["queues"][0]["rx_bytes"], 900);
+  EXPECT_EQ(j["queues"][0]["tx_drops_full"], 2);
+  EXPECT_EQ(j["queues"][0]["to_host"]["group"], 3);
+  EXPECT_EQ(j["queues"][0]["to_host"]["spoofed_source"], 0);
+  EXPECT_FALSE(j["queues"][0]["to_host"].contains("direct"));
+}
+
 TEST(StatusJson, DumpEntryIsTheRingText) {
   const json j = dump_entry(connected_vif());
   EXPECT_EQ(j, json::parse(R"({"name": "vif3.1",

@@ -178,5 +178,10 @@ TEST(FrameRoute, EveryReasonHasItsOwnDescription) {
                               "unknown route reason");
 }
 
+TEST(FrameRoute, EveryReasonHasItsOwnLabel) {
+  test::expect_distinct(route_reason::direct, route_reason::offload_refused, "unknown",
+                        [](route_reason r) { return std::string(label_of(r)); });
+}
+
 }  // namespace
 }  // namespace unetback::direct

@@ -170,5 +170,26 @@ TEST(DaemonMetrics, NoControlRingNoControlRingSamples) {
   EXPECT_TRUE(s.contains(std::string("unetback_queue_tx_bytes_total{") + q1 + "}"));
 }
 
+// The direct path's families: samples only for a vif that offers it.
+TEST(DaemonMetrics, DirectPathCountersOnlyWhereOffered) {
+  control::daemon_status st = status(0, false);
+  auto s = samples(render_daemon_metrics(st, "v"));
+  const std::string q0 = R"(vif="vif3.0",domid="3",devid="0",queue="0")";
+  EXPECT_FALSE(s.contains("unetback_direct_tx_packets_total{" + q0 + "}"));
+  direct::direct_counts c;
+  c.tx_packets = 11;
+  c.rx_bytes = 1500;
+  c.tx_drops_full = 2;
+  c.to_host[static_cast<std::size_t>(direct::route_reason::not_a_peer)] = 5;
+  st.vifs[0].direct = control::direct_status{{}, {c}};
+  s = samples(render_daemon_metrics(st, "v"));
+  EXPECT_EQ(s.at("unetback_direct_tx_packets_total{" + q0 + "}"), "11");
+  EXPECT_EQ(s.at("unetback_direct_rx_bytes_total{" + q0 + "}"), "1500");
+  EXPECT_EQ(s.at("unetback_direct_drops_total{" + q0 + R"(,reason="ring_full"})"), "2");
+  EXPECT_EQ(s.at("unetback_direct_drops_total{" + q0 + R"(,reason="too_big"})"), "0");
+  EXPECT_EQ(s.at("unetback_direct_to_host_total{" + q0 + R"(,reason="not_a_peer"})"), "5");
+  EXPECT_FALSE(s.contains("unetback_direct_to_host_total{" + q0 + R"(,reason="direct"})"));
+}
+
 }  // namespace
 }  // namespace unetback::metrics

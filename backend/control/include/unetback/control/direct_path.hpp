@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "unetback/control/vif_id.hpp"
+#include "unetback/control/vif_status.hpp"
 #include "unetback/control/wakeup_timer.hpp"
 #include "unetback/direct/direct_port.hpp"
 #include "unetback/direct/filter_probe.hpp"
@@ -72,6 +74,8 @@ class direct_path {
   void probe();
 
   [[nodiscard]] bool paired(const vif_id& a, const vif_id& b) const;
+  /// The vif's peers and its queues' direct counters; nullopt if not added.
+  [[nodiscard]] std::optional<direct_status> status(const vif_id& id) const;
 
   /// The largest record a ring takes: a vnet header and a 64 KiB GSO frame.
   static constexpr std::size_t max_record = 70'000;

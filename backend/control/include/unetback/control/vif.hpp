@@ -180,7 +180,8 @@ class vif : public std::enable_shared_from_this<vif> {
   std::optional<backend_config> config_;
   std::unique_ptr<vif_tap> tap_;
   std::unique_ptr<vif_queues> queues_;
-  std::vector<queue_status> last_queues_;  ///< at the last disconnect
+  std::vector<queue_status> last_queues_;     ///< at the last disconnect
+  std::optional<direct_status> last_direct_;  ///< the direct counters, at the last stop
   xenbus_state last_frontend_ = xenbus_state::unknown;
   xenbus_state backend_state_ = xenbus_state::unknown;
   std::uint64_t generation_ = 0;

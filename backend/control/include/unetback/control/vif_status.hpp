@@ -14,6 +14,7 @@
 #include "unetback/datapath/fault.hpp"
 #include "unetback/datapath/queue_counters.hpp"
 #include "unetback/datapath/vif_datapath.hpp"
+#include "unetback/direct/direct_counters.hpp"
 #include "unetback/rings/ctrl_ring.hpp"
 #include "unetback/rings/ids.hpp"
 
@@ -29,6 +30,13 @@ struct vif_failure {
   std::string message;
 };
 
+/// The direct path of a vif that offers it (docs/direct-path.md): its frames
+/// that bypassed the TAP, which the TAP's own statistics cannot count.
+struct direct_status {
+  std::vector<vif_id> peers;                  ///< the vifs it is paired with now
+  std::vector<direct::direct_counts> queues;  ///< per queue, in index order
+};
+
 struct vif_status {
   vif_id id;
   xenbus_state state = xenbus_state::unknown;  ///< the backend's
@@ -38,6 +46,8 @@ struct vif_status {
   /// The running queues, or what they counted when the vif last disconnected.
   std::vector<queue_status> queues;
   std::optional<datapath::ctrl_ring_counters> ctrl;  ///< with a control ring
+  /// With the direct path offered; after a disconnect, what it last counted.
+  std::optional<direct_status> direct;
 
   /// "vif<D>.<N>".
   [[nodiscard]] std::string name() const { return id.name(); }

@@ -29,4 +29,30 @@ struct direct_counters {
 
 using util::bump;
 
+/// A plain copy of one queue's direct_counters.
+struct direct_counts {
+  std::uint64_t tx_packets = 0;
+  std::uint64_t tx_bytes = 0;
+  std::uint64_t tx_drops_full = 0;
+  std::uint64_t rx_packets = 0;
+  std::uint64_t rx_bytes = 0;
+  std::uint64_t rx_drops_too_big = 0;
+  std::array<std::uint64_t, route_reason_count> to_host{};
+};
+
+/// Reads `c` (any thread; each counter on its own, like the queue counters).
+[[nodiscard]] inline direct_counts read_counts(const direct_counters& c) {
+  direct_counts out;
+  out.tx_packets = c.tx_packets.load(std::memory_order_relaxed);
+  out.tx_bytes = c.tx_bytes.load(std::memory_order_relaxed);
+  out.tx_drops_full = c.tx_drops_full.load(std::memory_order_relaxed);
+  out.rx_packets = c.rx_packets.load(std::memory_order_relaxed);
+  out.rx_bytes = c.rx_bytes.load(std::memory_order_relaxed);
+  out.rx_drops_too_big = c.rx_drops_too_big.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < route_reason_count; ++i) {
+    out.to_host[i] = c.to_host[i].load(std::memory_order_relaxed);
+  }
+  return out;
+}
+
 }  // namespace unetback::direct

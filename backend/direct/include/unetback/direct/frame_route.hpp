@@ -44,8 +44,10 @@ enum class route_reason : std::uint8_t {
   offload_refused,    ///< the peer's frontend did not negotiate this GSO/checksum/SG
 };
 
-/// A short, stable description of `r` for logs and counters.
+/// A short, stable description of `r` for logs.
 [[nodiscard]] const char* to_string(route_reason r);
+/// `r` as a metric label or JSON key: "no_peer", "group", "mtu", ...
+[[nodiscard]] const char* label_of(route_reason r);
 
 /// Where one frame goes: `peer` indexes the span given to route_tx_frame.
 struct frame_route {
