@@ -1,6 +1,7 @@
 #include "unetback/direct/frame_route.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "unetback/rings/packet_headers.hpp"
 #include "unetback/rings/rx_builder.hpp"
@@ -71,52 +72,40 @@ constexpr std::size_t ethernet_header_bytes = 14;
 
 }  // namespace
 
+namespace {
+
+/// Each reason's metric label and log text, in the enum's order.
+struct reason_names {
+  const char* label;
+  const char* text;
+};
+constexpr std::array<reason_names, route_reason_count> names_of_reason{{
+    {"direct", "direct"},
+    {"no_peer", "no eligible peer on the bridge"},
+    {"truncated", "shorter than an Ethernet header"},
+    {"group", "broadcast or multicast destination"},
+    {"spoofed_source", "source MAC is not the guest's"},
+    {"vlan", "VLAN tagged"},
+    {"not_a_peer", "destination is not a paired vif"},
+    {"mtu", "bigger than the peer's MTU"},
+    {"offload", "offload the peer did not negotiate"},
+}};
+
+[[nodiscard]] const reason_names* names(route_reason r) {
+  const auto i = static_cast<std::size_t>(r);
+  return i < names_of_reason.size() ? &names_of_reason[i] : nullptr;
+}
+
+}  // namespace
+
 const char* to_string(route_reason r) {
-  switch (r) {
-    case route_reason::direct:
-      return "direct";
-    case route_reason::no_peer_on_bridge:
-      return "no eligible peer on the bridge";
-    case route_reason::truncated:
-      return "shorter than an Ethernet header";
-    case route_reason::group_destination:
-      return "broadcast or multicast destination";
-    case route_reason::spoofed_source:
-      return "source MAC is not the guest's";
-    case route_reason::vlan_tagged:
-      return "VLAN tagged";
-    case route_reason::not_a_peer:
-      return "destination is not a paired vif";
-    case route_reason::exceeds_peer_mtu:
-      return "bigger than the peer's MTU";
-    case route_reason::offload_refused:
-      return "offload the peer did not negotiate";
-  }
-  return "unknown route reason";
+  const auto* n = names(r);
+  return n != nullptr ? n->text : "unknown route reason";
 }
 
 const char* label_of(route_reason r) {
-  switch (r) {
-    case route_reason::direct:
-      return "direct";
-    case route_reason::no_peer_on_bridge:
-      return "no_peer";
-    case route_reason::truncated:
-      return "truncated";
-    case route_reason::group_destination:
-      return "group";
-    case route_reason::spoofed_source:
-      return "spoofed_source";
-    case route_reason::vlan_tagged:
-      return "vlan";
-    case route_reason::not_a_peer:
-      return "not_a_peer";
-    case route_reason::exceeds_peer_mtu:
-      return "mtu";
-    case route_reason::offload_refused:
-      return "offload";
-  }
-  return "unknown";
+  const auto* n = names(r);
+  return n != nullptr ? n->label : "unknown";
 }
 
 frame_route route_tx_frame(const tx_frame& f, const tap::mac_address& source_mac,

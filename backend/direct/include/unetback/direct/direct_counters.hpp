@@ -12,10 +12,6 @@
 
 namespace unetback::direct {
 
-/// route_reason's values, for an array indexed by them.
-inline constexpr std::size_t route_reason_count =
-    static_cast<std::size_t>(route_reason::offload_refused) + 1;
-
 struct direct_counters {
   std::atomic<std::uint64_t> tx_packets{0};        ///< frames handed to a peer's queue
   std::atomic<std::uint64_t> tx_bytes{0};          ///< their Ethernet bytes
@@ -23,6 +19,8 @@ struct direct_counters {
   std::atomic<std::uint64_t> rx_packets{0};        ///< frames taken from a peer's ring
   std::atomic<std::uint64_t> rx_bytes{0};          ///< their Ethernet bytes
   std::atomic<std::uint64_t> rx_drops_too_big{0};  ///< records longer than the read buffer
+  std::atomic<std::uint64_t> learning_frames{
+      0};  ///< written to the TAP for the FDB (fdb_refresh.hpp)
   /// Frames written to the TAP while the queue had peers, by reason.
   std::array<std::atomic<std::uint64_t>, route_reason_count> to_host{};
 };
@@ -37,6 +35,7 @@ struct direct_counts {
   std::uint64_t rx_packets = 0;
   std::uint64_t rx_bytes = 0;
   std::uint64_t rx_drops_too_big = 0;
+  std::uint64_t learning_frames = 0;
   std::array<std::uint64_t, route_reason_count> to_host{};
 };
 
@@ -49,6 +48,7 @@ struct direct_counts {
   out.rx_packets = c.rx_packets.load(std::memory_order_relaxed);
   out.rx_bytes = c.rx_bytes.load(std::memory_order_relaxed);
   out.rx_drops_too_big = c.rx_drops_too_big.load(std::memory_order_relaxed);
+  out.learning_frames = c.learning_frames.load(std::memory_order_relaxed);
   for (std::size_t i = 0; i < route_reason_count; ++i) {
     out.to_host[i] = c.to_host[i].load(std::memory_order_relaxed);
   }

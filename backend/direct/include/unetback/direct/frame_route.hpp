@@ -44,6 +44,10 @@ enum class route_reason : std::uint8_t {
   offload_refused,    ///< the peer's frontend did not negotiate this GSO/checksum/SG
 };
 
+/// route_reason's values, for an array indexed by them.
+inline constexpr std::size_t route_reason_count =
+    static_cast<std::size_t>(route_reason::offload_refused) + 1;
+
 /// A short, stable description of `r` for logs.
 [[nodiscard]] const char* to_string(route_reason r);
 /// `r` as a metric label or JSON key: "no_peer", "group", "mtu", ...
