@@ -7,6 +7,8 @@
 # the TAP path within the probe interval, and traffic then crosses the TAPs:
 # a packet socket on a vif (what tcpdump opens), br_netfilter switched on
 # (where the module is loaded), the ports isolated (then no frame passes at all). Traffic to the host goes through the TAP throughout.
+# While the guests' unicast goes direct, learning frames keep their MACs in the
+# bridge's FDB (a 4 s ageing time, 10 s of direct pings: no fallback).
 source "$(dirname "$0")/lib.sh"
 BYTES=${UNETBACK_DIRECT_BYTES:-100000000}
 PC="$UNETBACK_BIN/payload-check"
@@ -77,6 +79,28 @@ grep -q '^unetback_direct_tx_bytes_total{vif="vif1.0",[^}]*} [1-9]' <<<"$(ctl me
   fail "no unetback_direct_tx_bytes_total sample for vif1.0"
 ip netns exec "$(guest_ns 1)" ping -q -c 2 -i 0.2 "$HOST_IP" >/dev/null ||
   fail "guest 1 cannot reach the host while direct"
+
+# The bridge keeps learning: with an ageing time of 4 s, 10 s of pings that all go
+# direct would let both FDB entries expire (and the pair fall back) but for the
+# learning frames each guest's queue writes through its TAP.
+set_ageing() { ip -n "$HOST_NS" link set "$BRIDGE" type bridge ageing_time "$1"; }
+set_ageing 400
+verdicts_before=$(grep -c "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log")
+ip netns exec "$(guest_ns 1)" ping -q -c 50 -i 0.2 "$(guest_ip 2)" >/dev/null ||
+  fail "guest 1 cannot ping guest 2 while direct"
+verdicts_after=$(grep -c "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log")
+((verdicts_after == verdicts_before)) ||
+  fail "the pair changed verdict under a 4 s ageing time: $(grep "direct path vif1.0 <-> vif2.0: " \
+    "$LOGS/unetbackd.log" | tail -n +"$((verdicts_before + 1))" | head -3)"
+for v in vif1.0 vif2.0; do
+  n=$(direct_sum "$v" learning_frames)
+  log "$v: $n learning frames"
+  ((n > 0)) || fail "$v wrote no learning frame for the bridge"
+  ip netns exec "$HOST_NS" bridge -j fdb show br "$BRIDGE" | jq -e --arg v "$v" \
+    --arg m "$(guest_mac "${v:3:1}")" '.[] | select(.ifname == $v and .mac == $m)' >/dev/null ||
+    fail "the bridge's FDB lost $v's guest MAC"
+done
+set_ageing 30000
 
 # A packet socket bound to vif1.0, as tcpdump opens one.
 ip netns exec "$HOST_NS" python3 -c '

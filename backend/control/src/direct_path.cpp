@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "unetback/direct/fdb_refresh.hpp"
 #include "unetback/direct/host_probe.hpp"
 
 namespace unetback::control {
@@ -124,21 +125,33 @@ void direct_path::probe() {
       bridges.emplace(bridge, facts_->bridge(bridge, filters));
     }
   }
+  const auto bridge_of = [&bridges](const direct::port_facts& f) {
+    const auto it = bridges.find(f.bridge);
+    return it == bridges.end() ? direct::bridge_facts{} : it->second;
+  };
   std::vector<std::pair<direct::vif_key, direct::vif_key>> eligible;
+  std::vector<bool> is_paired(ports.size(), false);
   for (std::size_t i = 0; i < ports.size(); ++i) {
     for (std::size_t j = i + 1; j < ports.size(); ++j) {
       const auto& [a, fa] = ports[i];
       const auto& [b, fb] = ports[j];
-      const auto it = bridges.find(fa.bridge);
-      const auto verdict =
-          direct::judge_pair(fa, fb, it == bridges.end() ? direct::bridge_facts{} : it->second);
+      const auto verdict = direct::judge_pair(fa, fb, bridge_of(fa));
       log_verdict(a, b, verdict);
       if (verdict.eligible()) {
         eligible.emplace_back(key_of(a), key_of(b));
+        is_paired[i] = is_paired[j] = true;
       }
     }
   }
   pairing_.set_pairs(eligible);
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const auto& [id, facts] = ports[i];
+    if (is_paired[i] && direct::fdb_refresh_due(facts, bridge_of(facts))) {
+      for (direct::direct_port* port : vifs_.at(id).ports) {
+        port->request_learning_frame();
+      }
+    }
+  }
 }
 
 void direct_path::log_verdict(const vif_id& a, const vif_id& b, const direct::pair_verdict& v) {

@@ -36,6 +36,7 @@ json direct_json(const control::direct_status& d) {
                       {"rx_packets", c.rx_packets},
                       {"rx_bytes", c.rx_bytes},
                       {"rx_drops_too_big", c.rx_drops_too_big},
+                      {"learning_frames", c.learning_frames},
                       {"to_host", std::move(to_host)}});
   }
   return {{"peers", std::move(peers)}, {"queues", std::move(queues)}};

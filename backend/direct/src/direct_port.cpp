@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <system_error>
 #include <thread>
 
+#include "unetback/direct/fdb_refresh.hpp"
 #include "unetback/rings/netif.hpp"
 #include "unetback/rings/vnet_hdr.hpp"
 
@@ -113,6 +115,10 @@ long direct_port::write_direct(const lane_table& t, std::span<const iovec> iov) 
     bump(counters_.to_host[static_cast<std::size_t>(route.why)]);
     return tap_->write_frame(iov);
   }
+  if (learning_due_.load(std::memory_order_relaxed)) [[unlikely]] {
+    learning_due_.store(false, std::memory_order_relaxed);  // a request lost here comes again
+    write_learning_frame(t.source_mac);
+  }
   const outbound_lane& lane = t.lanes[route.peer];
   switch (lane.ring->push(iov)) {
     case push_result::full:
@@ -129,6 +135,16 @@ long direct_port::write_direct(const lane_table& t, std::span<const iovec> iov) 
   bump(counters_.tx_packets);
   bump(counters_.tx_bytes, iov[1].iov_len);
   return static_cast<long>(iov[0].iov_len + iov[1].iov_len);
+}
+
+void direct_port::write_learning_frame(const tap::mac_address& mac) {
+  rings::vnet_header no_offload{};  // a TAP header is at most a vnet_header
+  learning_frame f = make_learning_frame(mac);
+  const std::array<iovec, 2> iov{iovec{&no_offload, std::min(vnet_hdr_size(), sizeof no_offload)},
+                                 iovec{f.data(), f.size()}};
+  if (tap_->write_frame(iov) > 0) {
+    bump(counters_.learning_frames);
+  }
 }
 
 long direct_port::read_frame(std::span<std::byte> buf) {

@@ -86,7 +86,9 @@ port_facts host_probe::port(std::string_view ifname, const tap::mac_address& gue
   f.forwarding = number_at(brport / "state") == br_state_forwarding;
   f.isolated = flag_at(brport / "isolated");
   const auto port_no = number_at(brport / "port_no");
-  f.fdb_agrees = port_no && fdb_gives_port(f.bridge, guest_mac, *port_no);
+  const auto fdb_age = port_no ? fdb_age_on_port(f.bridge, guest_mac, *port_no) : std::nullopt;
+  f.fdb_agrees = fdb_age.has_value();
+  f.fdb_age_cs = fdb_age.value_or(0);
   const auto ifindex = number_at(net(ifname) / "ifindex");
   f.packet_socket = !ifindex || packet_socket_on(*ifindex);
   f.tc_or_xdp = !ifindex || filters.tc_or_xdp(*ifindex);
@@ -101,27 +103,32 @@ bridge_facts host_probe::bridge(std::string_view bridge, const filter_facts& fil
     return b;
   }
   b.vlan_filtering = flag_at(net(bridge) / "bridge/vlan_filtering");
+  b.ageing_time_cs = number_at(net(bridge) / "bridge/ageing_time").value_or(0);
   b.br_netfilter = br_netfilter_on(bridge);
   return b;
 }
 
-bool host_probe::fdb_gives_port(std::string_view bridge, const tap::mac_address& mac,
-                                unsigned port) const {
+std::optional<std::uint32_t> host_probe::fdb_age_on_port(std::string_view bridge,
+                                                         const tap::mac_address& mac,
+                                                         unsigned port) const {
   if (!valid_ifname(bridge)) {
-    return false;
+    return std::nullopt;
   }
-  // brforward: the bridge's FDB as an array of struct __fdb_entry.
+  // brforward: the bridge's FDB as an array of struct __fdb_entry, whose
+  // ageing_timer_value is the time since the entry was last learned (USER_HZ).
   std::ifstream in(net(bridge) / "brforward", std::ios::binary);
   __fdb_entry e{};
   for (std::size_t i = 0; i < limits_.fdb_entries; ++i) {
     if (!in.read(reinterpret_cast<char*>(&e), sizeof e)) {  // NOLINT: a kernel struct
-      return false;
+      return std::nullopt;
     }
     if (std::equal(mac.begin(), mac.end(), std::begin(e.mac_addr))) {
-      return e.is_local == 0 && (static_cast<unsigned>(e.port_hi) << 8 | e.port_no) == port;
+      const bool here =
+          e.is_local == 0 && (static_cast<unsigned>(e.port_hi) << 8 | e.port_no) == port;
+      return here ? std::optional<std::uint32_t>(e.ageing_timer_value) : std::nullopt;
     }
   }
-  return false;  // more entries than we read: not known
+  return std::nullopt;  // more entries than we read: not known
 }
 
 bool host_probe::packet_socket_on(unsigned ifindex) const {

@@ -18,7 +18,7 @@ struct direct_family {
   count_field field;
 };
 
-constexpr std::array<direct_family, 4> plain_families{{
+constexpr std::array<direct_family, 5> plain_families{{
     {"unetback_direct_tx_packets_total",
      "Guest frames handed to a paired vif's queue, past the TAP and the bridge.",
      &direct::direct_counts::tx_packets},
@@ -26,6 +26,9 @@ constexpr std::array<direct_family, 4> plain_families{{
     {"unetback_direct_rx_packets_total", "Frames taken from a paired vif's ring for the guest.",
      &direct::direct_counts::rx_packets},
     {"unetback_direct_rx_bytes_total", "Their Ethernet bytes.", &direct::direct_counts::rx_bytes},
+    {"unetback_direct_learning_frames_total",
+     "Frames written through the TAP only to keep the bridge's FDB entry of the guest's MAC.",
+     &direct::direct_counts::learning_frames},
 }};
 
 /// Calls f(queue labels, counts) for every queue of every vif with the direct path.

@@ -66,6 +66,7 @@ TEST(StatusJson, StatsEntryCarriesTheDirectPathOnlyWhereOffered) {
   c.tx_packets = 4;
   c.rx_bytes = 900;
   c.tx_drops_full = 2;
+  c.learning_frames = 6;
   c.to_host[static_cast<std::size_t>(direct::route_reason::group_destination)] = 3;
   v.direct = control::direct_status{{control::vif_id{domid{2}, 0}}, {c}};
   const json j = stats_entry(v)["direct"];
@@ -74,6 +75,7 @@ TEST(StatusJson, StatsEntryCarriesTheDirectPathOnlyWhereOffered) {
   EXPECT_EQ(j["queues"][0]["tx_packets"], 4);
   EXPECT_EQ(j["queues"][0]["rx_bytes"], 900);
   EXPECT_EQ(j["queues"][0]["tx_drops_full"], 2);
+  EXPECT_EQ(j["queues"][0]["learning_frames"], 6);
   EXPECT_EQ(j["queues"][0]["to_host"]["group"], 3);
   EXPECT_EQ(j["queues"][0]["to_host"]["spoofed_source"], 0);
   EXPECT_FALSE(j["queues"][0]["to_host"].contains("direct"));

@@ -16,6 +16,7 @@
 
 #include "queue_end.hpp"
 #include "test_guests.hpp"
+#include "unetback/direct/fdb_refresh.hpp"
 
 namespace unetback::direct {
 namespace {
@@ -116,6 +117,26 @@ TEST_F(DirectPort, FramesTheRulesRefuseGoThroughTheTapCountedByReason) {
   EXPECT_EQ(to_host[static_cast<std::size_t>(route_reason::spoofed_source)].load(), 1U);
   EXPECT_EQ(to_host[static_cast<std::size_t>(route_reason::not_a_peer)].load(), 1U);
   EXPECT_EQ(qa.port->counters().tx_packets.load(), 0U);
+}
+
+TEST_F(DirectPort, ARequestedLearningFrameGoesThroughTheTapBeforeTheNextDirectFrame) {
+  pair();
+  qa.port->request_learning_frame();
+  auto spoofed = a_to_b(64);
+  spoofed[11] = std::byte{0x09};
+  ASSERT_GT(qa.write(spoofed), 0);  // to the host, which learns nothing of A from it
+  EXPECT_EQ(qa.host_received(), spoofed);
+  EXPECT_TRUE(qa.host_received().empty()) << "a learning frame went with a TAP-path frame";
+
+  const auto f = a_to_b(200);
+  ASSERT_GT(qa.write(f), 0);
+  const auto learning = make_learning_frame(guest_a);
+  EXPECT_EQ(qa.host_received(), frame(learning.begin(), learning.end()));
+  EXPECT_EQ(qb.read(), f) << "the frame itself still went direct";
+  ASSERT_GT(qa.write(f), 0);
+  EXPECT_TRUE(qa.host_received().empty()) << "one request, one learning frame";
+  EXPECT_EQ(qa.port->counters().learning_frames.load(), 1U);
+  EXPECT_EQ(qa.port->counters().tx_packets.load(), 2U);
 }
 
 TEST_F(DirectPort, AFullRingDropsTheFrameAsAFullTapWould) {

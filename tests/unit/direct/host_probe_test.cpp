@@ -116,6 +116,16 @@ TEST_F(HostProbe, TheFdbMustGiveThisPortForTheGuestsMac) {
   EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_agrees);
 }
 
+TEST_F(HostProbe, TheFdbEntrysAgeAndTheBridgesAgeingTimeAreRead) {
+  auto e = entry(guest_mac, 0x102);
+  e.ageing_timer_value = 1234;  // USER_HZ: 12.34 s since the bridge last saw the MAC
+  fdb({entry(other_mac, 0x001), e});
+  EXPECT_EQ(probe().port("vif3.0", guest_mac).fdb_age_cs, 1234U);
+  EXPECT_EQ(probe().bridge("xenbr0").ageing_time_cs, 0U) << "no ageing_time file";
+  write(net("xenbr0") / "bridge/ageing_time", "30000");
+  EXPECT_EQ(probe().bridge("xenbr0").ageing_time_cs, 30000U);
+}
+
 TEST_F(HostProbe, AnFdbLongerThanTheLimitIsNotTrusted) {
   fdb({entry(other_mac, 1), entry(other_mac, 2), entry(guest_mac, 0x102)});
   const host_probe limited(host_roots{root() / "sys", root() / "proc"}, host_probe_limits{2, 16});

@@ -180,11 +180,13 @@ TEST(DaemonMetrics, DirectPathCountersOnlyWhereOffered) {
   c.tx_packets = 11;
   c.rx_bytes = 1500;
   c.tx_drops_full = 2;
+  c.learning_frames = 7;
   c.to_host[static_cast<std::size_t>(direct::route_reason::not_a_peer)] = 5;
   st.vifs[0].direct = control::direct_status{{}, {c}};
   s = samples(render_daemon_metrics(st, "v"));
   EXPECT_EQ(s.at("unetback_direct_tx_packets_total{" + q0 + "}"), "11");
   EXPECT_EQ(s.at("unetback_direct_rx_bytes_total{" + q0 + "}"), "1500");
+  EXPECT_EQ(s.at("unetback_direct_learning_frames_total{" + q0 + "}"), "7");
   EXPECT_EQ(s.at("unetback_direct_drops_total{" + q0 + R"(,reason="ring_full"})"), "2");
   EXPECT_EQ(s.at("unetback_direct_drops_total{" + q0 + R"(,reason="too_big"})"), "0");
   EXPECT_EQ(s.at("unetback_direct_to_host_total{" + q0 + R"(,reason="not_a_peer"})"), "5");

@@ -46,6 +46,11 @@ class direct_port final : public platform::frame_port {
   /// using that. Waits at most for the worker's current call to end.
   const lane_table* publish(const lane_table* table);
 
+  /// Control plane: the bridge has not heard this guest's MAC for a while;
+  /// the worker writes one learning frame (fdb_refresh.hpp) through the TAP
+  /// before its next direct frame. A guest sending nothing direct needs none.
+  void request_learning_frame() { learning_due_.store(true, std::memory_order_relaxed); }
+
   [[nodiscard]] const direct_counters& counters() const { return counters_; }
 
   /// Ring frames read in a row before the TAP is read once (fairness to the host).
@@ -53,6 +58,7 @@ class direct_port final : public platform::frame_port {
 
  private:
   long write_direct(const lane_table& t, std::span<const iovec> iov);
+  void write_learning_frame(const tap::mac_address& mac);
   long read_inbound(const lane_table& t, std::span<std::byte> buf);
   long pop_any(const lane_table& t, std::span<std::byte> buf);
   /// Brackets a call of the worker: odd while one runs (see publish()).
@@ -64,6 +70,7 @@ class direct_port final : public platform::frame_port {
   int epoll_fd_ = -1;
   std::atomic<const lane_table*> table_{nullptr};
   alignas(64) std::atomic<std::uint64_t> calls_{0};
+  std::atomic<bool> learning_due_{false};
   // The worker's own state.
   std::size_t next_inbound_ = 0;  ///< round robin over the inbound rings
   unsigned ring_run_ = 0;         ///< ring frames read since the TAP was last read

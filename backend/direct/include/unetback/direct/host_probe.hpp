@@ -6,7 +6,9 @@
 // snapshot, passed in; without one every filter counts as present.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "unetback/direct/filter_probe.hpp"
@@ -43,8 +45,11 @@ class host_probe {
 
  private:
   [[nodiscard]] std::filesystem::path net(std::string_view ifname) const;
-  [[nodiscard]] bool fdb_gives_port(std::string_view bridge, const tap::mac_address& mac,
-                                    unsigned port) const;
+  /// The age of the bridge's entry for `mac` (1/100 s) if that entry gives
+  /// `port`; nullopt if it gives another port, is local or is not found.
+  [[nodiscard]] std::optional<std::uint32_t> fdb_age_on_port(std::string_view bridge,
+                                                             const tap::mac_address& mac,
+                                                             unsigned port) const;
   [[nodiscard]] bool packet_socket_on(unsigned ifindex) const;
   [[nodiscard]] bool br_netfilter_on(std::string_view bridge) const;
 
