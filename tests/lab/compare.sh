@@ -77,6 +77,15 @@ host_tests() {
   done
 }
 
+# direct_verdict VIF_A VIF_B: the running daemon's last verdict on the pair
+# (--direct-path), "verdict=on" or "verdict=off:_<why>"; nothing when it judged no such
+# pair (devids are reused, so earlier daemons' lines do not count)
+direct_verdict() {
+  tail -n +"${UNETBACKD_LOG_LINE:-1}" "$UNETBACKD_LOG" 2>/dev/null | grep -a "direct path .*<->" |
+    grep -wF "$1" | grep -wF "$2" | tail -1 |
+    sed 's/.*direct path [^ ]* <-> [^ ]*: //; s/ /_/g; s/^/verdict=/'
+}
+
 # guest_tests ROUND BACKEND Q DEVID MAC_LOW: the peer gets a vif with Q queues too; from
 # the first guest to it TCP bulk (one stream per queue) and UDP ping-pong
 guest_tests() {
@@ -100,6 +109,8 @@ guest_tests() {
   if [ "$be" != netback ] && unetbackd_ctl_ok; then
     unetbackd_stats "vif$PEER_DOMID.$PEER_DEVID" | python3 /lab/labtool.py queue-counters |
       while read -r line; do result "counters round=$r backend=$be q=$q peer $line"; done
+    direct_verdict "vif$DOMID.$devid" "vif$PEER_DOMID.$PEER_DEVID" |
+      while read -r line; do result "direct round=$r backend=$be q=$q $line"; done
   fi
   vif_detach peer "$PEER_DEVID"; PEER_DEVID=
 }

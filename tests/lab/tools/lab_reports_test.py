@@ -76,6 +76,17 @@ class LabTool(unittest.TestCase):
                          ["vif=vif3.0 queue=0 tx_packets=5 rx_packets=7",
                           "vif=vif3.0 queue=1 tx_packets=1 rx_packets=-"])
 
+    def test_queue_counter_lines_add_the_direct_path_where_the_vif_has_it(self):
+        doc = [{"name": "vif3.0", "queues": [{"queue": 0, "counters": {"tx_packets": 9}},
+                                             {"queue": 1, "counters": {"tx_packets": 4}}],
+                "direct": {"peers": ["vif4.0"], "queues": [
+                    {"queue": 0, "tx_packets": 8, "rx_packets": 3, "tx_drops_full": 1}]}}]
+        self.assertEqual(labtool.queue_counter_lines(doc, ["tx_packets"]),
+                         ["vif=vif3.0 queue=0 tx_packets=9 direct_tx_packets=8 "
+                          "direct_rx_packets=3 direct_tx_drops_full=1 direct_peers=vif4.0",
+                          "vif=vif3.0 queue=1 tx_packets=4 direct_tx_packets=- "
+                          "direct_rx_packets=- direct_tx_drops_full=- direct_peers=vif4.0"])
+
     def test_account_divides_every_counter_and_skips_what_was_not_counted(self):
         kp = ("# started on ...\n\n2048,,kprobes:acct_gnttab_batch_copy,5,100.00,,\n"
               "<not counted>,,kprobes:acct_gnttab_map_refs,0,0.00,,\n")

@@ -8,7 +8,8 @@ by tests/lab/tools/lab_reports_test.py.
   labtool.py iperf FILE           iperf3 -J output: "MBPS BYTES SECONDS" as received
   labtool.py sockperf FILE        sockperf ping-pong output: the average latency in us
   labtool.py queue-counters [K..] `unetbackctl stats --json` on stdin: one line per
-                                  queue, "vif=V queue=N k=v ..." for the keys K
+                                  queue, "vif=V queue=N k=v ..." for the keys K (and
+                                  the direct path's counters where the vif has it)
   labtool.py account UNITS KP SC  `perf stat -x,` CSV files: every counter divided by
                                   UNITS, "per_unit_<event>=X ..." (one line)
   labtool.py perf-top N           `perf report --stdio --sort comm,sym` on stdin: the
@@ -77,13 +78,29 @@ def stats_vifs(doc):
     return doc.get("vifs", [doc])
 
 
+DIRECT_COUNTERS = ["tx_packets", "rx_packets", "tx_drops_full"]
+
+
+def direct_words(vif, queue):
+    """The direct path's counters of one queue ("direct_tx_packets=N ..."), or "" for a
+    vif without the direct path."""
+    direct = vif.get("direct")
+    if not direct:
+        return ""
+    counts = next((d for d in direct.get("queues", []) if d.get("queue") == queue), {})
+    words = ["direct_%s=%s" % (k, counts.get(k, "-")) for k in DIRECT_COUNTERS]
+    words.append("direct_peers=%s" % (",".join(direct.get("peers", [])) or "-"))
+    return " " + " ".join(words)
+
+
 def queue_counter_lines(doc, keys):
     lines = []
     for v in stats_vifs(doc):
         for q in v.get("queues", []):
             c = q.get("counters", q)
             words = " ".join("%s=%s" % (k, c.get(k, "-")) for k in keys)
-            lines.append("vif=%s queue=%s %s" % (v.get("name", "-"), q.get("queue"), words))
+            lines.append("vif=%s queue=%s %s%s" % (v.get("name", "-"), q.get("queue"), words,
+                                                  direct_words(v, q.get("queue"))))
     return lines
 
 
