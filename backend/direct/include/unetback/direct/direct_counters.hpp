@@ -19,8 +19,7 @@ struct direct_counters {
   std::atomic<std::uint64_t> rx_packets{0};        ///< frames taken from a peer's ring
   std::atomic<std::uint64_t> rx_bytes{0};          ///< their Ethernet bytes
   std::atomic<std::uint64_t> rx_drops_too_big{0};  ///< records longer than the read buffer
-  std::atomic<std::uint64_t> learning_frames{
-      0};  ///< written to the TAP for the FDB (fdb_refresh.hpp)
+  std::atomic<std::uint64_t> learning_frames{0};   ///< for the bridge (fdb_refresh.hpp)
   /// Frames written to the TAP while the queue had peers, by reason.
   std::array<std::atomic<std::uint64_t>, route_reason_count> to_host{};
 };
