@@ -1,13 +1,16 @@
-// The direct path under a hostile sender (issue #20; docs/direct-path.md): the
-// hostile guest (vif2.0) is paired with the good guest (vif1.0) and floods it
-// past the TAPs and the bridge. The flood must go direct and stay bounded (the
-// ring to the good guest's queue drops when full, as a TAP queue would), the
-// good guest's own traffic with the host must keep passing, and when the sender
-// faults in the middle of the flood its pairing is torn down with frames in
-// flight while the good guest is served on. (Here the good guest keeps up with
-// the flood, so the ring never fills and the rule that a queue reads its TAP
-// after every burst of ring frames is not what keeps its echoes alive: the unit
-// test DirectPort.TheTapIsReadAfterABurstOfRingFrames holds that rule.)
+// The direct path with a hostile guest on either end (issue #20;
+// docs/direct-path.md): the hostile guest (vif2.0) is paired with the good
+// guest (vif1.0).
+// - As a sender it floods the good guest past the TAPs and the bridge: the
+//   flood goes direct and stays bounded (a full ring drops, as a full TAP queue
+//   would), and the good guest's own traffic with the host keeps passing. Here
+//   the good guest keeps up with the flood, so the ring never fills, and the
+//   rule that a queue reads its TAP after every burst of ring frames is not
+//   what keeps its echoes alive (DirectPort.TheTapIsReadAfterABurstOfRingFrames
+//   holds that rule).
+// - A sender that faults mid-flood is unpaired with frames in flight, and the
+//   good guest is served on.
+// - As a receiver, its bad RX grants give error slots, as for TAP frames.
 
 #include <cstdio>
 #include <cstring>
@@ -129,6 +132,57 @@ TEST_F(DirectPath, ASenderThatFaultsMidFloodIsUnpairedAndItsPeerServedOn) {
       },
       state_timeout))
       << "the good guest still lists the faulted vif as its peer";
+  expect_contained();
+}
+
+// The receiving side: the hostile guest is the paired receiver and posts RX
+// buffers with bad grant refs while the good guest sends to it directly. Each
+// bad buffer gets an error slot, as when the frame came through the TAP, the
+// vif stays up, and the good guest is served on.
+TEST_F(DirectPath, BadRxGrantsOfAPairedReceiverGiveErrorSlots) {
+  no_bridge_netfilter();
+  // Only direct frames reach the hostile guest's RX ring: the bridge floods
+  // nothing to its port (no broadcast of the good guest eats a posted buffer).
+  for (const char* flood : {"flood", "mcast_flood", "bcast_flood"}) {
+    ASSERT_EQ(w().ip_host(
+                  {"link", "set", "dev", hostile_guest::vif, "type", "bridge_slave", flood, "off"}),
+              0)
+        << flood;
+  }
+  manual_frontend m(guest(), 1, false, false);  // no RX buffer posted yet
+  m.connect();
+  ASSERT_TRUE(guest().wait_backend_state({4}));
+  tx_driver tx(guest(), m.queue(0));
+  tx.send_valid();  // to the host: the bridge learns the hostile guest's MAC
+  ASSERT_EQ(statuses(tx.responses(1)), std::vector<std::int16_t>{rings::netif_rsp::okay});
+  ASSERT_TRUE(w().wait_log("direct path vif1.0 <-> vif2.0: on")) << "the pair never went direct";
+  rx_driver rx(guest(), m.queue(0));
+  raw_port good_sends(good().netns(), "eth0");  // the good guest's own interface
+  const mac_bytes to = parse_mac(hostile_guest::mac);
+  const mac_bytes from = parse_mac(good_mac);
+  const auto before = counter("rx_copy_errors");
+  begin_attack();
+  sim::guest_domain& d = guest().domain();
+  const grant_ref read_only = d.grant_access(d.alloc_page(), domid{0}, sim::grant_mode::read_only);
+  const grant_ref foreign = d.grant_access(d.alloc_page(), domid{7}, sim::grant_mode::read_write);
+  const std::vector<grant_ref> bad{grant_ref(0xFFFFFFFFU), grant_ref(3), read_only, foreign};
+  std::uint8_t seed = 0;
+  for (const grant_ref gref : bad) {
+    rx.post(gref);
+    ASSERT_TRUE(good_sends.send(test_frame(to, from, 200, seed++)));
+    const auto rsp = rx.responses(1);
+    ASSERT_EQ(rsp.size(), 1U) << "no RX response for gref " << gref.value();
+    EXPECT_EQ(rsp[0].status, rings::netif_rsp::error) << "gref " << gref.value();
+  }
+  EXPECT_EQ(counter("rx_copy_errors"), before + bad.size());
+  rx.post_buffer();
+  ASSERT_TRUE(good_sends.send(test_frame(to, from, 200, seed++)));
+  const auto good_rsp = rx.responses(1);
+  ASSERT_EQ(good_rsp.size(), 1U);
+  EXPECT_EQ(good_rsp[0].status, 200);
+  EXPECT_EQ(direct_sum(w().stats(hostile_guest::id), "rx_packets"), bad.size() + 1)
+      << "the frames did not all come over the direct path";
+  expect_vif_connected();
   expect_contained();
 }
 
