@@ -99,6 +99,9 @@ constexpr std::string_view steady_state[] = {
     "rt_sigprocmask",
     "rt_sigreturn",
     "sigaltstack",
+    // a sleep interrupted by SIGSTOP/SIGCONT (job control, ptrace attach, the
+    // cgroup freezer) resumes through it; it only restarts an allowed call
+    "restart_syscall",
     "tgkill",
     "kill",
     // threads

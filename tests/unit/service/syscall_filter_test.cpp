@@ -2,6 +2,7 @@
 // the kernel then does with an allowed and a forbidden system call.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -103,6 +104,27 @@ TEST(SyscallFilter, ExecutableMemoryKillsTheProcess) {
         return std::string("mmap returned ") + (p == MAP_FAILED ? "MAP_FAILED" : "a mapping");
       }),
       "mmap(PROT_EXEC)");
+}
+
+// SIGSTOP and SIGCONT (job control, a debugger or strace attaching, the cgroup
+// freezer) interrupt a sleeping poll(); the kernel resumes it through
+// restart_syscall, which the filter must allow or the daemon dies of SIGSYS.
+TEST(SyscallFilter, AStoppedAndContinuedProcessResumesItsSleep) {
+  const auto r = test::run_in_child([] {
+    const pid_t self = ::getpid();
+    if (::fork() == 0) {  // unfiltered: stops and continues its parent mid-poll
+      ::usleep(200'000);
+      ::kill(self, SIGSTOP);
+      ::usleep(100'000);
+      ::kill(self, SIGCONT);
+      ::_exit(0);
+    }
+    install_syscall_filter(syscall_filter_mode::kill);
+    ::poll(nullptr, 0, 1000);
+    return std::string("resumed");
+  });
+  EXPECT_EQ(r.signal, 0) << "exit " << r.exit_code << ", output " << r.output;
+  EXPECT_EQ(r.output, "resumed");
 }
 
 TEST(SyscallFilter, LogModeLetsAForbiddenCallThrough) {
