@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "c_ptr.hpp"
 #include "unetback/rings/ids.hpp"
@@ -61,7 +62,19 @@ void transaction::abort() noexcept {
 
 // ---- client -------------------------------------------------------------
 
-client::client() : node_ops(open_handle(), XBT_NULL) {}
+// Two connections, because libxenstore's reader thread (started by the first
+// xs_watch) closes the socket when it hits EOF while a request failing on the
+// same handle closes it too: xenstored dying mid-request meant a double close
+// that could hit an fd another thread had just opened. Requests go on
+// `handle_`, which never gets a reader thread; watches on `watch_handle_`.
+client::client() : node_ops(open_handle(), XBT_NULL) {
+  try {
+    watch_handle_ = open_handle();
+  } catch (...) {
+    xs_close(handle_);
+    throw;
+  }
+}
 
 client client::open(const std::string& socket_path) {
   // setenv is not thread-safe: only called during single-threaded startup.
@@ -72,32 +85,50 @@ client client::open(const std::string& socket_path) {
 }
 
 client::~client() {
-  if (handle_ != nullptr) {
-    xs_close(handle_);
-  }
+  close_handles();
 }
 
-client::client(client&& other) noexcept : node_ops(other.handle_, XBT_NULL) {
-  other.handle_ = nullptr;
-}
+client::client(client&& other) noexcept
+    : node_ops(std::exchange(other.handle_, nullptr), XBT_NULL),
+      watch_handle_(std::exchange(other.watch_handle_, nullptr)),
+      generation_(other.generation_),
+      lost_(other.lost_) {}
 
 client& client::operator=(client&& other) noexcept {
   if (this != &other) {
-    if (handle_ != nullptr) {
-      xs_close(handle_);
-    }
-    handle_ = other.handle_;
-    other.handle_ = nullptr;
+    close_handles();
+    handle_ = std::exchange(other.handle_, nullptr);
+    watch_handle_ = std::exchange(other.watch_handle_, nullptr);
+    generation_ = other.generation_ + 1;
+    lost_ = other.lost_;
   }
   return *this;
 }
 
+void client::close_handles() noexcept {
+  // xs_close cancels and joins the reader thread before closing its socket.
+  if (watch_handle_ != nullptr) {
+    xs_close(std::exchange(watch_handle_, nullptr));
+  }
+  if (handle_ != nullptr) {
+    xs_close(std::exchange(handle_, nullptr));
+  }
+}
+
 void client::reconnect() {
   xs_handle* fresh = open_handle();
-  if (handle_ != nullptr) {
-    xs_close(handle_);  // joins libxenstore's reader thread, closes the watch pipe
+  xs_handle* fresh_watch = nullptr;
+  try {
+    fresh_watch = open_handle();
+  } catch (...) {
+    xs_close(fresh);
+    throw;
   }
+  close_handles();
   handle_ = fresh;
+  watch_handle_ = fresh_watch;
+  ++generation_;
+  lost_ = false;
 }
 
 bool client::alive() noexcept {
@@ -109,7 +140,10 @@ bool client::alive() noexcept {
   unsigned int len = 0;
   errno = 0;
   const c_ptr<void> value(xs_read(handle_, XBT_NULL, "domid", &len));
-  return value != nullptr || errno == ENOENT || errno == EACCES;
+  if (value == nullptr && errno != ENOENT && errno != EACCES) {
+    lost_ = true;
+  }
+  return !lost_;
 }
 
 std::string client::get_domain_path(domid d) {

@@ -26,7 +26,14 @@ constexpr std::size_t max_events_per_wakeup = 64;
 // finds `closed` set instead of a dangling watcher.
 struct watcher::state : std::enable_shared_from_this<watcher::state> {
   state(client& c, const boost::asio::any_io_executor& ex, handler h)
-      : xs(c), descriptor(ex), on_event(std::move(h)) {}
+      : xs(c), generation(c.generation()), descriptor(ex), on_event(std::move(h)) {}
+
+  // Requests on a connection that alive() found lost would race
+  // libxenstore's reader thread closing its socket; after a reconnect the
+  // handle is a different one. Either way the watches are gone already.
+  [[nodiscard]] bool connection_usable() const {
+    return !xs.lost() && xs.generation() == generation;
+  }
 
   void arm() {
     descriptor.async_wait(boost::asio::posix::stream_descriptor::wait_read,
@@ -43,9 +50,9 @@ struct watcher::state : std::enable_shared_from_this<watcher::state> {
 
   std::size_t drain() {
     std::size_t count = 0;
-    while (!closed && count < max_events_per_wakeup) {
+    while (!closed && xs.generation() == generation && count < max_events_per_wakeup) {
       errno = 0;
-      std::unique_ptr<char*, decltype(&std::free)> event(xs_check_watch(xs.native_handle()),
+      std::unique_ptr<char*, decltype(&std::free)> event(xs_check_watch(xs.watch_handle()),
                                                          &std::free);
       if (!event) {
         // EAGAIN: queue empty. Anything else: the connection is broken and
@@ -59,6 +66,7 @@ struct watcher::state : std::enable_shared_from_this<watcher::state> {
   }
 
   client& xs;
+  unsigned generation;
   boost::asio::posix::stream_descriptor descriptor;
   handler on_event;
   std::set<std::pair<std::string, std::string>> watches;
@@ -68,7 +76,7 @@ struct watcher::state : std::enable_shared_from_this<watcher::state> {
 watcher::watcher(client& c, const boost::asio::any_io_executor& ex, handler on_event)
     : state_(std::make_shared<state>(c, ex, std::move(on_event))) {
   errno = 0;
-  const int fd = xs_fileno(c.native_handle());
+  const int fd = xs_fileno(c.watch_handle());
   if (fd < 0) {
     throw_errno("fileno", "(watch pipe)");
   }
@@ -78,8 +86,10 @@ watcher::watcher(client& c, const boost::asio::any_io_executor& ex, handler on_e
 
 watcher::~watcher() {
   state_->closed = true;
-  for (const auto& [path, token] : state_->watches) {
-    xs_unwatch(state_->xs.native_handle(), path.c_str(), token.c_str());
+  if (state_->connection_usable()) {
+    for (const auto& [path, token] : state_->watches) {
+      xs_unwatch(state_->xs.watch_handle(), path.c_str(), token.c_str());
+    }
   }
   boost::system::error_code ignored;
   state_->descriptor.cancel(ignored);
@@ -91,7 +101,7 @@ void watcher::add(std::string_view path, std::string_view token) {
   std::string p(path);
   std::string t(token);
   errno = 0;
-  if (!xs_watch(state_->xs.native_handle(), p.c_str(), t.c_str())) {
+  if (!xs_watch(state_->xs.watch_handle(), p.c_str(), t.c_str())) {
     throw_errno("watch", path);
   }
   state_->watches.emplace(std::move(p), std::move(t));
@@ -102,7 +112,9 @@ void watcher::remove(std::string_view path, std::string_view token) {
   if (it == state_->watches.end()) {
     return;
   }
-  xs_unwatch(state_->xs.native_handle(), it->first.c_str(), it->second.c_str());
+  if (state_->connection_usable()) {
+    xs_unwatch(state_->xs.watch_handle(), it->first.c_str(), it->second.c_str());
+  }
   state_->watches.erase(it);
 }
 

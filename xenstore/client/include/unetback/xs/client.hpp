@@ -99,8 +99,15 @@ class client : public node_ops {
   /// kept, dead or not).
   void reconnect();
   /// True if a cheap request (reading our "domid" key) succeeds: the
-  /// connection is alive. Never throws.
+  /// connection is alive. Once it fails the client counts as lost() until
+  /// reconnect(). Never throws.
   [[nodiscard]] bool alive() noexcept;
+  /// alive() has failed since the last (re)connect: requests on the watch
+  /// connection would race libxenstore's teardown of it, so watchers skip them.
+  [[nodiscard]] bool lost() const noexcept { return lost_; }
+  /// Counts reconnects: a watcher made before one must not touch the new
+  /// connection (its watches were never registered there).
+  [[nodiscard]] unsigned generation() const noexcept { return generation_; }
 
   /// GET_DOMAIN_PATH: "/local/domain/<d>".
   [[nodiscard]] std::string get_domain_path(domid d);
@@ -117,8 +124,19 @@ class client : public node_ops {
   auto transact(F&& body, unsigned max_attempts = default_transaction_attempts)
       -> std::invoke_result_t<F&, transaction&>;
 
-  /// The libxenstore handle (for xs_fileno and the watcher).
+  /// The libxenstore handle for requests (it never gets a reader thread).
   [[nodiscard]] xs_handle* native_handle() const noexcept { return handle_; }
+  /// The libxenstore handle for watches (xs_fileno, xs_watch, xs_check_watch):
+  /// a second connection, so that its reader thread never shares a socket
+  /// with requests (see client.cpp).
+  [[nodiscard]] xs_handle* watch_handle() const noexcept { return watch_handle_; }
+
+ private:
+  void close_handles() noexcept;
+
+  xs_handle* watch_handle_ = nullptr;
+  unsigned generation_ = 0;
+  bool lost_ = false;
 };
 
 template <class F>

@@ -1,5 +1,6 @@
 #pragma once
-// XenStore watches driven by Boost.Asio: xs_fileno(h) (the read end of a pipe
+// XenStore watches driven by Boost.Asio, on the client's watch connection
+// (client::watch_handle()): xs_fileno(h) (the read end of a pipe
 // owned by libxenstore) is wrapped as a posix::stream_descriptor; when it polls
 // readable, events are drained with xs_check_watch until it fails with EAGAIN,
 // as xenstore.h asks, and each (path, token) is handed to the callback.
@@ -27,8 +28,9 @@ class watcher {
 
   /// Starts waiting on xs_fileno(c) on `ex`. Throws xs::error on failure.
   watcher(client& c, const boost::asio::any_io_executor& ex, handler on_event);
-  /// Removes every watch added here, cancels the wait and releases the fd
-  /// (it belongs to libxenstore and is closed by xs_close).
+  /// Removes every watch added here (unless the client is lost() or was
+  /// reconnected since: those watches died with their connection), cancels
+  /// the wait and releases the fd (it belongs to libxenstore, closed by xs_close).
   ~watcher();
   watcher(const watcher&) = delete;
   watcher& operator=(const watcher&) = delete;
