@@ -86,9 +86,7 @@ port_facts host_probe::port(std::string_view ifname, const tap::mac_address& gue
   f.forwarding = number_at(brport / "state") == br_state_forwarding;
   f.isolated = flag_at(brport / "isolated");
   const auto port_no = number_at(brport / "port_no");
-  const auto fdb_age = port_no ? fdb_age_on_port(f.bridge, guest_mac, *port_no) : std::nullopt;
-  f.fdb_agrees = fdb_age.has_value();
-  f.fdb_age_cs = fdb_age.value_or(0);
+  f.fdb_age_cs = port_no ? fdb_age_on_port(f.bridge, guest_mac, *port_no) : std::nullopt;
   const auto ifindex = number_at(net(ifname) / "ifindex");
   f.packet_socket = !ifindex || packet_socket_on(*ifindex);
   f.tc_or_xdp = !ifindex || filters.tc_or_xdp(*ifindex);

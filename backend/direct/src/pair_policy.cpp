@@ -18,7 +18,7 @@ namespace {
   if (p.isolated) {
     return pair_reason::port_isolated;
   }
-  if (!p.fdb_agrees) {
+  if (!p.fdb_age_cs) {
     return pair_reason::fdb_disagrees;
   }
   if (p.packet_socket) {

@@ -41,7 +41,7 @@ direct::port_facts eligible_port() {
   direct::port_facts p;
   p.bridge = "xenbr0";
   p.forwarding = true;
-  p.fdb_agrees = true;
+  p.fdb_age_cs = 0;
   return p;
 }
 

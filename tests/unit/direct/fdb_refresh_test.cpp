@@ -12,7 +12,6 @@ namespace {
 
 port_facts learned(std::uint32_t age_cs) {
   port_facts p;
-  p.fdb_agrees = true;
   p.fdb_age_cs = age_cs;
   return p;
 }
@@ -31,8 +30,7 @@ TEST(FdbRefresh, DueOnceTheEntryIsAThirdOfTheAgeingTimeOld) {
 }
 
 TEST(FdbRefresh, NotDueWhereTheBridgeGivesNoEntryOrEntriesDoNotAge) {
-  port_facts elsewhere = learned(20000);
-  elsewhere.fdb_agrees = false;  // another port's, or expired: the pair is off anyway
+  const port_facts elsewhere;  // another port's, or expired: the pair is off anyway
   EXPECT_FALSE(fdb_refresh_due(elsewhere, ageing(30000)));
   EXPECT_FALSE(fdb_refresh_due(learned(20000), ageing(0)));
 }

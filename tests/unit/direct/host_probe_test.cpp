@@ -71,7 +71,7 @@ TEST_F(HostProbe, AForwardingPortWhoseFdbEntryIsItsOwnIsOpen) {
   EXPECT_EQ(f.bridge, "xenbr0");
   EXPECT_TRUE(f.forwarding);
   EXPECT_FALSE(f.isolated);
-  EXPECT_TRUE(f.fdb_agrees);
+  EXPECT_TRUE(f.fdb_age_cs.has_value());
   EXPECT_FALSE(f.packet_socket);
 }
 
@@ -109,18 +109,18 @@ TEST_F(HostProbe, PortStateAndIsolationAreRead) {
 
 TEST_F(HostProbe, TheFdbMustGiveThisPortForTheGuestsMac) {
   fdb({entry(guest_mac, 0x001)});
-  EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_agrees);
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_age_cs.has_value());
   fdb({entry(guest_mac, 0x102, true)});  // a local entry is the bridge's own address
-  EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_agrees);
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_age_cs.has_value());
   fdb({entry(other_mac, 0x102)});  // not learned yet
-  EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_agrees);
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_age_cs.has_value());
 }
 
 TEST_F(HostProbe, TheFdbEntrysAgeAndTheBridgesAgeingTimeAreRead) {
   auto e = entry(guest_mac, 0x102);
   e.ageing_timer_value = 1234;  // USER_HZ: 12.34 s since the bridge last saw the MAC
   fdb({entry(other_mac, 0x001), e});
-  EXPECT_EQ(probe().port("vif3.0", guest_mac).fdb_age_cs, 1234U);
+  EXPECT_EQ(probe().port("vif3.0", guest_mac).fdb_age_cs, std::optional<std::uint32_t>{1234U});
   EXPECT_EQ(probe().bridge("xenbr0").ageing_time_cs, 0U) << "no ageing_time file";
   write(net("xenbr0") / "bridge/ageing_time", "30000");
   EXPECT_EQ(probe().bridge("xenbr0").ageing_time_cs, 30000U);
@@ -129,8 +129,8 @@ TEST_F(HostProbe, TheFdbEntrysAgeAndTheBridgesAgeingTimeAreRead) {
 TEST_F(HostProbe, AnFdbLongerThanTheLimitIsNotTrusted) {
   fdb({entry(other_mac, 1), entry(other_mac, 2), entry(guest_mac, 0x102)});
   const host_probe limited(host_roots{root() / "sys", root() / "proc"}, host_probe_limits{2, 16});
-  EXPECT_FALSE(limited.port("vif3.0", guest_mac).fdb_agrees);
-  EXPECT_TRUE(probe().port("vif3.0", guest_mac).fdb_agrees);
+  EXPECT_FALSE(limited.port("vif3.0", guest_mac).fdb_age_cs.has_value());
+  EXPECT_TRUE(probe().port("vif3.0", guest_mac).fdb_age_cs.has_value());
 }
 
 TEST_F(HostProbe, PacketSocketsOnTheVifOrOnEveryDeviceAreSeen) {

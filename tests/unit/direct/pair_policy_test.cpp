@@ -21,7 +21,7 @@ port_facts open_port(std::uint32_t domid) {
   p.direct_enabled = true;
   p.bridge = "xenbr0";
   p.forwarding = true;
-  p.fdb_agrees = true;
+  p.fdb_age_cs = 0;
   return p;
 }
 
@@ -61,7 +61,7 @@ TEST_F(PairPolicy, EachPortRuleSendsThePairBackToTheTapPath) {
       {[](port_facts& p) { p.bridge.clear(); }, pair_reason::not_bridged},
       {[](port_facts& p) { p.forwarding = false; }, pair_reason::port_not_forwarding},
       {[](port_facts& p) { p.isolated = true; }, pair_reason::port_isolated},
-      {[](port_facts& p) { p.fdb_agrees = false; }, pair_reason::fdb_disagrees},
+      {[](port_facts& p) { p.fdb_age_cs.reset(); }, pair_reason::fdb_disagrees},
       {[](port_facts& p) { p.packet_socket = true; }, pair_reason::packet_socket_open},
       {[](port_facts& p) { p.tc_or_xdp = true; }, pair_reason::tc_or_xdp_attached},
       {[](port_facts& p) { p.netdev_rules = true; }, pair_reason::netdev_rules},

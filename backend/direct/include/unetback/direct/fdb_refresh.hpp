@@ -47,8 +47,8 @@ using learning_frame = std::array<std::byte, learning_frame_bytes>;
 /// the MAC for a third of the ageing time (probes a second apart then still
 /// leave most of it to spare on a bridge aged in seconds).
 [[nodiscard]] constexpr bool fdb_refresh_due(const port_facts& port, const bridge_facts& bridge) {
-  return port.fdb_agrees && bridge.ageing_time_cs > 0 &&
-         std::uint64_t{port.fdb_age_cs} * 3 >= bridge.ageing_time_cs;
+  return port.fdb_age_cs && bridge.ageing_time_cs > 0 &&
+         std::uint64_t{*port.fdb_age_cs} * 3 >= bridge.ageing_time_cs;
 }
 
 }  // namespace unetback::direct

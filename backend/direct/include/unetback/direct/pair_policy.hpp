@@ -6,6 +6,7 @@
 // rule goes (back) to the TAP path.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace unetback::direct {
@@ -14,15 +15,16 @@ namespace unetback::direct {
 struct port_facts {
   std::uint32_t domid = 0;
   std::uint32_t devid = 0;
-  bool direct_enabled = false;   ///< the vif's own setting (off by default)
-  std::string bridge;            ///< its master bridge; empty: not on a bridge
-  bool forwarding = false;       ///< brport/state is BR_STATE_FORWARDING
-  bool isolated = false;         ///< brport/isolated
-  bool fdb_agrees = false;       ///< the bridge's FDB gives this port for the guest's MAC
-  std::uint32_t fdb_age_cs = 0;  ///< since the bridge last saw that MAC here (1/100 s)
-  bool packet_socket = false;    ///< an AF_PACKET socket is bound to it (or to every device)
-  bool tc_or_xdp = false;        ///< a non-default qdisc, a tc filter or an XDP program on it
-  bool netdev_rules = false;     ///< an nft chain of family netdev hooks it
+  bool direct_enabled = false;  ///< the vif's own setting (off by default)
+  std::string bridge;           ///< its master bridge; empty: not on a bridge
+  bool forwarding = false;      ///< brport/state is BR_STATE_FORWARDING
+  bool isolated = false;        ///< brport/isolated
+  /// Since the bridge last saw the guest's MAC on this port (1/100 s); empty
+  /// when its FDB gives that MAC another port or none.
+  std::optional<std::uint32_t> fdb_age_cs;
+  bool packet_socket = false;  ///< an AF_PACKET socket is bound to it (or to every device)
+  bool tc_or_xdp = false;      ///< a non-default qdisc, a tc filter or an XDP program on it
+  bool netdev_rules = false;   ///< an nft chain of family netdev hooks it
 };
 
 /// What the host says about the bridge both ports are on.
