@@ -29,8 +29,8 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
       backoff_(options.fault_backoff_max),
       retry_(env.executor, [this] { env_.request_refresh(id_); }),
       hash_apply_(env.executor, hash_apply_interval, [this] {
-        if (queues_) {
-          queues_->apply_hash();
+        if (vif_queues* q = queues()) {
+          q->apply_hash();
         }
       }) {
   const key_reader read = [this](std::string_view key) {
@@ -50,8 +50,19 @@ vif::vif(vif_env& env, vif_options options, vif_id id)
 }
 
 vif::~vif() {
-  if (queues_) {
-    stop_data_path();
+  if (auto* running = std::get_if<connection_running>(&connection_)) {
+    stop_data_path(*running);
+  }
+}
+
+vif_queues* vif::queues() const {
+  const auto* running = std::get_if<connection_running>(&connection_);
+  return running != nullptr ? running->queues.get() : nullptr;
+}
+
+void vif::set_resume_next(bool resume) {
+  if (auto* stopped = std::get_if<connection_stopped>(&connection_)) {
+    stopped->resume_next = resume;
   }
 }
 
@@ -78,37 +89,35 @@ vif_snapshot vif::read_snapshot() {
   s.frontend = config_ ? parse_xenbus_state(env_.xs.read(config_->frontend_path + "/state"))
                        : xenbus_state::unknown;
   // A frontend that re-initialises asks for a fresh attempt (§1.10).
-  if (s.frontend != xenbus_state::initialising) {
-    reinit_requested_ = false;
-  } else if (last_frontend_ != xenbus_state::initialising) {
-    reinit_requested_ = true;
-  }
-  if (reinit_requested_ && grant_fresh_attempt()) {
-    reinit_requested_ = false;
+  if (failure_) {
+    if (s.frontend != xenbus_state::initialising) {
+      failure_->reinit_requested = false;
+    } else if (last_frontend_ != xenbus_state::initialising) {
+      failure_->reinit_requested = true;
+    }
+    if (failure_->reinit_requested) {
+      grant_fresh_attempt();
+    }
   }
   last_frontend_ = s.frontend;
   backend_state_ = s.backend;
   s.backend_valid = config_.has_value();
-  s.data_connected = queues_ != nullptr;
+  s.data_connected = queues() != nullptr;
   s.failed = failure_.has_value();
   s.disabled = disabled_reason_.has_value();
   return s;
 }
 
-bool vif::grant_fresh_attempt() {
-  if (!failure_) {
-    return true;
-  }
+void vif::grant_fresh_attempt() {
   if (std::chrono::steady_clock::now() >= backoff_.not_before()) {
     failure_.reset();
-    return true;
+    return;
   }
   retry_.arm_at(backoff_.not_before());
-  return false;
 }
 
 void vif::adopt() {
-  resume_next_ = true;
+  set_resume_next(true);
   if (config_) {
     do_create_tap();
   }
@@ -126,7 +135,7 @@ bool vif::enable() {
   const bool was_disabled = disabled_reason_.has_value() || failure_.has_value();
   if (failure_) {
     spdlog::warn("{}: enabled by the operator after a {} fault ({}): trusting it again", tag(),
-                 to_string(failure_->kind), failure_->message);
+                 to_string(failure_->what.kind), failure_->what.message);
     failure_.reset();
   }
   backoff_.reset();
@@ -135,23 +144,22 @@ bool vif::enable() {
     disabled_reason_.reset();
   }
   if (was_disabled) {
-    resume_next_ = true;
+    set_resume_next(true);
     refresh();
   }
   return was_disabled;
 }
 
 void vif::detach() {
-  if (queues_) {
-    stop_data_path();
-    queues_.reset();
-    ++generation_;
+  if (auto* running = std::get_if<connection_running>(&connection_)) {
+    auto last_direct = stop_data_path(*running);
+    connection_ = connection_stopped{running->queues->queue_statuses(), std::move(last_direct)};
     spdlog::info("{}: data path stopped, vif kept for the next daemon", tag());
   }
 }
 
 void vif::refresh() {
-  for (int i = 0; i < max_steps_per_refresh && !destroyed_; ++i) {
+  for (int i = 0; i < max_steps_per_refresh && !destroyed(); ++i) {
     vif_snapshot s;
     try {
       s = read_snapshot();
@@ -174,7 +182,7 @@ void vif::refresh() {
       }
     }
   }
-  if (!destroyed_) {
+  if (!destroyed()) {
     UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn,
                          "{}: state machine did not settle in {} steps", tag(),
                          max_steps_per_refresh);
@@ -188,7 +196,7 @@ bool vif::apply(vif_action a, const vif_snapshot& s) {
     case vif_action::advertise_features:
       return do_advertise_features();
     case vif_action::write_init_wait:
-      resume_next_ = false;  // a new handshake: fresh rings
+      set_resume_next(false);  // a new handshake: fresh rings
       return write_state(xenbus_state::init_wait);
     case vif_action::connect:
       return do_connect();
@@ -234,7 +242,7 @@ bool vif::write_state(xenbus_state st) {
 
 // xenbus_dev_fatal: "<errno> <message>" under error/backend/vif/<D>/<N>.
 void vif::fail(datapath::fault_kind kind, const std::string& message) {
-  failure_ = vif_failure{kind, message};
+  failure_ = failure_hold{vif_failure{kind, message}};
   UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::warn, "{}: {}", tag(), message);
   const auto wait = backoff_.on_fault(std::chrono::steady_clock::now());
   if (wait.count() > 0) {
@@ -251,7 +259,8 @@ void vif::fail(datapath::fault_kind kind, const std::string& message) {
 }
 
 void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
-  if (generation != generation_ || !queues_) {
+  const auto* running = std::get_if<connection_running>(&connection_);
+  if (running == nullptr || running->generation != generation) {
     return;  // a fault of a connection that is already gone
   }
   fail(f.kind(), f.describe());
@@ -266,13 +275,14 @@ void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
 }
 
 void vif::on_hash_published(std::uint64_t generation) {
-  if (generation == generation_ && queues_) {
+  const auto* running = std::get_if<connection_running>(&connection_);
+  if (running != nullptr && running->generation == generation) {
     hash_apply_.request();
   }
 }
 
 void vif::shutdown() {
-  if (destroyed_) {
+  if (destroyed()) {
     return;
   }
   do_disconnect();
@@ -283,14 +293,16 @@ void vif::shutdown() {
 }
 
 std::vector<unsigned> vif::kick(std::optional<unsigned> q) {
-  if (!queues_) {
+  vif_queues* running = queues();
+  if (running == nullptr) {
     throw std::invalid_argument(tag() + ": no queues are running");
   }
-  return queues_->kick(q);
+  return running->kick(q);
 }
 
 std::optional<hash_status> vif::hash_config() const {
-  return queues_ ? queues_->hash_config() : std::nullopt;
+  const vif_queues* running = queues();
+  return running != nullptr ? running->hash_config() : std::nullopt;
 }
 
 vif_status vif::status() const {
@@ -298,13 +310,18 @@ vif_status vif::status() const {
   s.id = id_;
   s.state = backend_state_;
   s.tap = tap_name();
-  s.failure = failure_;
-  s.disabled_by = disabled_reason_;
-  s.queues = queues_ ? queues_->queue_statuses() : last_queues_;
-  if (queues_) {
-    s.ctrl = queues_->ctrl_counters();
+  if (failure_) {
+    s.failure = failure_->what;
   }
-  s.direct = queues_ && env_.direct != nullptr ? env_.direct->status(id_) : last_direct_;
+  s.disabled_by = disabled_reason_;
+  if (const vif_queues* running = queues()) {
+    s.queues = running->queue_statuses();
+    s.ctrl = running->ctrl_counters();
+    s.direct = env_.direct != nullptr ? env_.direct->status(id_) : std::nullopt;
+  } else if (const auto* stopped = std::get_if<connection_stopped>(&connection_)) {
+    s.queues = stopped->last_queues;
+    s.direct = stopped->last_direct;
+  }
   return s;
 }
 

@@ -111,7 +111,9 @@ void vif::start_data_path(frontend_config cfg) {
   clamp_mtu_without_sg(cfg.features);
   datapath::vif_datapath_config req;
   // A restart or an enable: the rings were served before (queue_config::resume).
-  const bool resume = resume_next_ || backend_state_ == xenbus_state::connected;
+  const auto* stopped = std::get_if<connection_stopped>(&connection_);
+  const bool resume =
+      (stopped != nullptr && stopped->resume_next) || backend_state_ == xenbus_state::connected;
   for (auto& q : cfg.queues) {
     q.resume = resume;
   }
@@ -123,7 +125,7 @@ void vif::start_data_path(frontend_config cfg) {
         datapath::ctrl_ring_config{cfg.ctrl_ring->ref, cfg.ctrl_ring->port, ctrl_thread_name(id_)};
   }
   req.log_limits = log_limits_;
-  const std::uint64_t generation = ++generation_;
+  const std::uint64_t generation = ++connections_;
   // Called on a worker thread: only post to the control thread (XSA-90).
   req.on_fault = [weak = weak_from_this(), ex = env_.executor,
                   generation](const datapath::fault& f) {
@@ -148,10 +150,8 @@ void vif::start_data_path(frontend_config cfg) {
   };
   auto queues = env_.queues.create(std::move(req));
   queues->start();
-  queues_ = std::move(queues);
+  connection_ = connection_running{generation, std::move(queues), cfg.features.multicast_control};
   offer_direct_path(cfg.features, std::move(direct_ports));
-  resume_next_ = false;
-  multicast_control_ = cfg.features.multicast_control;
   tap_->set_carrier(true);
 }
 
@@ -188,15 +188,17 @@ void vif::offer_direct_path(const datapath::frontend_features& features,
   }
 }
 
-void vif::stop_data_path() {
+std::optional<direct_status> vif::stop_data_path(connection_running& running) {
+  std::optional<direct_status> last;
   if (env_.direct != nullptr) {
-    if (auto last = env_.direct->status(id_)) {
+    last = env_.direct->status(id_);
+    if (last) {
       last->peers.clear();  // paired no more
-      last_direct_ = std::move(last);
     }
     env_.direct->remove(id_);  // no peer's worker hands this vif a frame after this
   }
-  queues_->stop();
+  running.queues->stop();
+  return last;
 }
 
 void vif::clamp_mtu_without_sg(const datapath::frontend_features& features) {
@@ -227,7 +229,8 @@ bool vif::do_connect() {
   }
   const std::string fe = config_->frontend_path + "/";
   const key_reader read = [&](std::string_view key) { return env_.xs.read(fe + std::string(key)); };
-  const bool resuming = resume_next_;
+  const auto* stopped = std::get_if<connection_stopped>(&connection_);
+  const bool resuming = stopped != nullptr && stopped->resume_next;
   try {
     auto keys = parse_frontend_keys(read, limits());
     if (!keys) {
@@ -281,7 +284,8 @@ void vif::bridge_tap(bool adopted) {
 // feature-dynamic-multicast-control: request-multicast-control may change
 // while connected; re-read it on every refresh and pass changes on.
 void vif::follow_multicast_control() {
-  if (!queues_ || !config_) {
+  auto* running = std::get_if<connection_running>(&connection_);
+  if (running == nullptr || !config_) {
     return;
   }
   try {
@@ -296,9 +300,9 @@ void vif::follow_multicast_control() {
       env_.request_refresh(id_);
       return;
     }
-    if (multicast_control_ != on) {
-      queues_->set_multicast_control(on);
-      multicast_control_ = on;
+    if (running->multicast_control != on) {
+      running->queues->set_multicast_control(on);
+      running->multicast_control = on;
       UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info, "{}: multicast filtering {}", tag(),
                            on ? "on" : "off");
     }
@@ -318,7 +322,8 @@ void vif::warn_if_rate_ignored() const {
 
 // Compared as written: a refresh that finds the same text does nothing.
 void vif::follow_rate() {
-  if (!queues_ || !config_) {
+  vif_queues* running = queues();
+  if (running == nullptr || !config_) {
     return;
   }
   try {
@@ -329,7 +334,7 @@ void vif::follow_rate() {
     config_->rate_text = std::move(text);
     warn_if_rate_ignored();
     const auto rate = config_->rate();
-    queues_->set_rate(rate ? rate->bytes : 0, std::chrono::microseconds(rate ? rate->usecs : 0));
+    running->set_rate(rate ? rate->bytes : 0, std::chrono::microseconds(rate ? rate->usecs : 0));
     UNETBACK_LOG_LIMITED(
         *log_limits_, spdlog::level::info, "{}: rate now {}", tag(),
         rate ? std::to_string(rate->bytes) + " bytes per " + std::to_string(rate->usecs) + " us"
@@ -343,19 +348,19 @@ void vif::follow_rate() {
 // Stop workers first, so nothing touches the rings while they go away; keep
 // the last counters for describe() and log them (one line per queue).
 void vif::do_disconnect() {
-  if (!queues_) {
+  auto* running = std::get_if<connection_running>(&connection_);
+  if (running == nullptr) {
     return;
   }
-  stop_data_path();
-  queues_->discard_state();  // disconnected: nothing for a next daemon to resume
-  last_queues_ = queues_->queue_statuses();
-  for (const auto& q : last_queues_) {
+  connection_stopped stopped;
+  stopped.last_direct = stop_data_path(*running);
+  running->queues->discard_state();  // disconnected: nothing for a next daemon to resume
+  stopped.last_queues = running->queues->queue_statuses();
+  for (const auto& q : stopped.last_queues) {
     UNETBACK_LOG_LIMITED(*log_limits_, spdlog::level::info, "{}: counters at disconnect: {}", tag(),
                          counters_line(q).dump());
   }
-  queues_.reset();
-  multicast_control_.reset();
-  ++generation_;
+  connection_ = std::move(stopped);
   if (tap_) {
     try {
       tap_->set_carrier(false);
@@ -393,7 +398,7 @@ void vif::do_destroy(const vif_snapshot& s) {
   } catch (const std::exception& e) {
     spdlog::warn("{}: removing {}: {}", tag(), error_dir, e.what());
   }
-  destroyed_ = true;
+  connection_ = connection_destroyed{};
   spdlog::info("{}: destroyed", tag());
 }
 

@@ -262,6 +262,32 @@ TEST_F(VifOnSimXenstore, QueueFaultFromAWorkerDisablesTheVif) {
   EXPECT_EQ(v.disabled_reason(), "frontend fault: queue 1: TX ring: req_prod overflow");
 }
 
+// The fault stops the data path; the first fault of a series costs no wait,
+// so the frontend's Closed -> Initialising gets a fresh handshake and a second
+// connection, and the fault is gone from the status. Between the two, the
+// status shows what the stopped connection counted.
+TEST_F(VifOnSimXenstore, AFaultedVifConnectsAgainOnceItsFrontendReinitialises) {
+  start();
+  bring_up();
+  queues_.created[0]->on_fault(
+      datapath::fault{datapath::fault_source::tx_ring, "req_prod overflow", queue_index{0}});
+  ASSERT_TRUE(wait_state("5"));
+  netfront_state(*guest_, vif_, 6);
+  ASSERT_TRUE(wait_state("6"));
+  const vif_status stopped = sup_->status().vifs.at(0);
+  ASSERT_TRUE(stopped.failure);
+  ASSERT_EQ(stopped.queues.size(), queues_.created[0]->configs.size());
+  EXPECT_EQ(stopped.queues.at(0).counters.tx_packets, 7U);
+  netfront_state(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("2"));
+  netfront_connect(*guest_, vif_, 1);
+  ASSERT_TRUE(wait_state("4"));
+  ASSERT_EQ(queues_.created.size(), 2U);
+  EXPECT_TRUE(queues_.created[1]->started);
+  EXPECT_FALSE(queues_.created[1]->configs.at(0).resume);  // a fresh handshake: fresh rings
+  EXPECT_FALSE(sup_->status().vifs.at(0).failure);
+}
+
 // A TAP deleted under the workers is the host's doing: the operator is not
 // told the guest broke the protocol.
 TEST_F(VifOnSimXenstore, TapGoneIsAHostFaultNotTheGuests) {

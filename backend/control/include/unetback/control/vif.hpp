@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "unetback/control/backend_keys.hpp"
@@ -26,6 +27,7 @@
 #include "unetback/control/queue_factory.hpp"
 #include "unetback/control/state_machine.hpp"
 #include "unetback/control/tap_factory.hpp"
+#include "unetback/control/vif_connection.hpp"
 #include "unetback/control/vif_id.hpp"
 #include "unetback/control/vif_status.hpp"
 #include "unetback/control/wakeup_timer.hpp"
@@ -128,7 +130,9 @@ class vif : public std::enable_shared_from_this<vif> {
   /// XenStore, the TAP and its carrier alone, so the next daemon resumes.
   void detach();
   /// True once destroyed: the supervisor forgets it.
-  [[nodiscard]] bool destroyed() const { return destroyed_; }
+  [[nodiscard]] bool destroyed() const {
+    return std::holds_alternative<connection_destroyed>(connection_);
+  }
   /// What the vif is doing, what stopped it, what its queues counted.
   [[nodiscard]] vif_status status() const;
 
@@ -145,8 +149,13 @@ class vif : public std::enable_shared_from_this<vif> {
       std::vector<std::unique_ptr<platform::frame_port>>& taps) const;
   void offer_direct_path(const datapath::frontend_features& features,
                          std::vector<direct::direct_port*> ports);
-  /// Stops the workers, after taking the vif off the direct path.
-  void stop_data_path();
+  /// The running connection's queues, null while stopped or destroyed.
+  [[nodiscard]] vif_queues* queues() const;
+  /// Whether the next connect resumes the rings (kept only while stopped).
+  void set_resume_next(bool resume);
+  /// Stops the workers, after taking the vif off the direct path; returns the
+  /// direct counters as they were then.
+  std::optional<direct_status> stop_data_path(connection_running& running);
   /// Without feature-sg a frame must fit one RX slot: the TAP's MTU goes down
   /// to 1500 (Linux xenvif_carrier_on).
   void clamp_mtu_without_sg(const datapath::frontend_features& features);
@@ -162,8 +171,8 @@ class vif : public std::enable_shared_from_this<vif> {
   void warn_if_rate_ignored() const;
   bool write_state(xenbus_state st);
   /// The frontend re-initialised after a failure: clears it once the fault
-  /// backoff has passed (true), else asks for a refresh at that time.
-  bool grant_fresh_attempt();
+  /// backoff has passed, else asks for a refresh at that time.
+  void grant_fresh_attempt();
   /// Stops this vif on a fault of `kind`'s making (xenbus_dev_fatal).
   void fail(datapath::fault_kind kind, const std::string& message);
   [[nodiscard]] std::string tag() const;
@@ -179,21 +188,15 @@ class vif : public std::enable_shared_from_this<vif> {
   std::string backend_path_;
   std::optional<backend_config> config_;
   std::unique_ptr<vif_tap> tap_;
-  std::unique_ptr<vif_queues> queues_;
-  std::vector<queue_status> last_queues_;     ///< at the last disconnect
-  std::optional<direct_status> last_direct_;  ///< the direct counters, at the last stop
+  vif_connection connection_;
+  std::uint64_t connections_ = 0;  ///< generations handed out so far
   xenbus_state last_frontend_ = xenbus_state::unknown;
   xenbus_state backend_state_ = xenbus_state::unknown;
-  std::uint64_t generation_ = 0;
-  std::optional<bool> multicast_control_;
   std::optional<std::string> disabled_reason_;  ///< set by disable()
-  std::optional<vif_failure> failure_;
+  std::optional<failure_hold> failure_;
   fault_backoff backoff_;
-  wakeup_timer retry_;             ///< refreshes when the backoff has passed
-  bool reinit_requested_ = false;  ///< the frontend re-initialised since it failed
-  bool resume_next_ = false;       ///< adopt()/enable(): next connect resumes
+  wakeup_timer retry_;  ///< refreshes when the backoff has passed
   bool bridged_ = false;
-  bool destroyed_ = false;
   int tap_master_ = 0;           ///< the TAP's bridge (ifindex) per link messages
   std::string tap_master_name_;  ///< its name, for when it is gone
   paced_call hash_apply_;        ///< vif_queues::apply_hash, paced
