@@ -7,13 +7,15 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "unetback/rings/ids.hpp"
+
 namespace unetback::sim {
 namespace {
 
 domid parse_domid(const std::string& s) {
   unsigned v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size() || v >= 0x7ff0) {
+  if (ec != std::errc{} || end != s.data() + s.size() || v > domid_max) {
     throw std::runtime_error("frontend key backend-id = '" + s + "' is not a domain id");
   }
   return domid{static_cast<std::uint16_t>(v)};
