@@ -60,6 +60,20 @@ class VifOnSimXenstore : public xs::testing::sim_xenstore_test {
     hotplug_connected(*tool_, vif_);
     ASSERT_TRUE(wait_state("4"));
   }
+  /// From Closed, the frontend re-initialises and connects: a second connection.
+  void reinitialise_and_connect() {
+    netfront_state(*guest_, vif_, 1);
+    ASSERT_TRUE(wait_state("2"));
+    netfront_connect(*guest_, vif_, 1);
+    ASSERT_TRUE(wait_state("4"));
+    ASSERT_EQ(queues_.created.size(), 2U);
+    EXPECT_TRUE(queues_.created[1]->started);
+  }
+  /// Queue 0 of the running connection reports a fault; the vif goes Closing.
+  void fault_queue0(datapath::fault_source source, const char* detail) {
+    queues_.created[0]->on_fault(datapath::fault{source, detail, queue_index{0}});
+    ASSERT_TRUE(wait_state("5"));
+  }
 
   boost::asio::io_context io_;
   std::optional<xs::client> tool_;
@@ -192,12 +206,7 @@ TEST_F(VifOnSimXenstore, FrontendResetIsAnsweredStepByStepAndReconnects) {
   EXPECT_TRUE(queues_.created[0]->stopped);
   netfront_state(*guest_, vif_, 6);
   ASSERT_TRUE(wait_state("6"));
-  netfront_state(*guest_, vif_, 1);
-  ASSERT_TRUE(wait_state("2"));
-  netfront_connect(*guest_, vif_, 1);
-  ASSERT_TRUE(wait_state("4"));
-  ASSERT_EQ(queues_.created.size(), 2U);
-  EXPECT_TRUE(queues_.created[1]->started);
+  reinitialise_and_connect();
 }
 
 TEST_F(VifOnSimXenstore, BadFrontendKeysWriteAnErrorNodeAndCloseThisVifOnly) {
@@ -269,21 +278,14 @@ TEST_F(VifOnSimXenstore, QueueFaultFromAWorkerDisablesTheVif) {
 TEST_F(VifOnSimXenstore, AFaultedVifConnectsAgainOnceItsFrontendReinitialises) {
   start();
   bring_up();
-  queues_.created[0]->on_fault(
-      datapath::fault{datapath::fault_source::tx_ring, "req_prod overflow", queue_index{0}});
-  ASSERT_TRUE(wait_state("5"));
+  fault_queue0(datapath::fault_source::tx_ring, "req_prod overflow");
   netfront_state(*guest_, vif_, 6);
   ASSERT_TRUE(wait_state("6"));
   const vif_status stopped = sup_->status().vifs.at(0);
   ASSERT_TRUE(stopped.failure);
   ASSERT_EQ(stopped.queues.size(), queues_.created[0]->configs.size());
   EXPECT_EQ(stopped.queues.at(0).counters.tx_packets, 7U);
-  netfront_state(*guest_, vif_, 1);
-  ASSERT_TRUE(wait_state("2"));
-  netfront_connect(*guest_, vif_, 1);
-  ASSERT_TRUE(wait_state("4"));
-  ASSERT_EQ(queues_.created.size(), 2U);
-  EXPECT_TRUE(queues_.created[1]->started);
+  reinitialise_and_connect();
   EXPECT_FALSE(queues_.created[1]->configs.at(0).resume);  // a fresh handshake: fresh rings
   EXPECT_FALSE(sup_->status().vifs.at(0).failure);
 }
@@ -293,9 +295,7 @@ TEST_F(VifOnSimXenstore, AFaultedVifConnectsAgainOnceItsFrontendReinitialises) {
 TEST_F(VifOnSimXenstore, TapGoneIsAHostFaultNotTheGuests) {
   start();
   bring_up();
-  queues_.created[0]->on_fault(
-      datapath::fault{datapath::fault_source::tap, "TAP interface gone", queue_index{0}});
-  ASSERT_TRUE(wait_state("5"));
+  fault_queue0(datapath::fault_source::tap, "TAP interface gone");
   const vif_status v = sup_->status().vifs.at(0);
   ASSERT_TRUE(v.failure);
   EXPECT_EQ(v.failure->kind, datapath::fault_kind::host);
@@ -338,9 +338,7 @@ TEST_F(VifOnSimXenstore, HashPublishedOnTheControlRingIsAppliedOnTheControlThrea
   EXPECT_EQ(first->hash_applied.load(), 0) << "applied on the publishing thread";
   ASSERT_TRUE(run_until(io_, [&] { return first->hash_applied.load() == 1; }));
 
-  queues_.created[0]->on_fault(
-      datapath::fault{datapath::fault_source::tx_ring, "req_prod overflow", queue_index{0}});
-  ASSERT_TRUE(wait_state("5"));
+  fault_queue0(datapath::fault_source::tx_ring, "req_prod overflow");
   first->on_hash_published();  // late: the connection it belongs to is gone
   EXPECT_TRUE(stays("5"));
   EXPECT_EQ(first->hash_applied.load(), 1);
@@ -511,9 +509,7 @@ TEST_F(VifOnSimXenstore, DisabledVifStillClosesWhenTheFrontendCloses) {
 TEST_F(VifOnSimXenstore, EnableClearsAFrontendFault) {
   start();
   bring_up();
-  queues_.created[0]->on_fault(
-      datapath::fault{datapath::fault_source::rx_ring, "req_prod overflow", queue_index{0}});
-  ASSERT_TRUE(wait_state("5"));
+  fault_queue0(datapath::fault_source::rx_ring, "req_prod overflow");
   const vif_status v = sup_->status().vifs.at(0);
   EXPECT_TRUE(v.disabled());
   EXPECT_NE(v.disabled_reason().find("frontend fault"), std::string::npos);
