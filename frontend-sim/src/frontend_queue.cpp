@@ -285,55 +285,49 @@ bool frontend_queue::send_multicast_changes() {
 }
 
 void frontend_queue::process_tx_responses() {
-  const auto avail = tx_.unconsumed_responses();
-  if (!avail) {
+  bool bad_id = false;  // the rest of the batch is then only consumed
+  const auto taken = tx_.take_responses([&](const rings::tx_response& rsp, std::uint32_t) {
+    if (!bad_id && rsp.status != rings::netif_rsp::null) {  // null: an extra-info slot's
+      bad_id = !complete_tx(rsp);
+    }
+  });
+  if (!taken) {
     fault("TX responses beyond requests");
-    return;
-  }
-  for (std::uint32_t k = 0; k < avail.value(); ++k) {
-    const rings::tx_response rsp = tx_.copy_response(tx_.rsp_cons());
-    tx_.consume_responses(1);
-    if (rsp.status == rings::netif_rsp::null) {
-      continue;  // the response to an extra-info slot
-    }
-    if (rsp.id >= tx_ids || !tx_in_flight_[rsp.id]) {
-      fault("TX response for an id not in flight");
-      return;
-    }
-    tx_in_flight_[rsp.id] = false;
-    if (tx_control_[rsp.id]) {
-      tx_control_[rsp.id] = false;
-      if (rsp.status != rings::netif_rsp::okay) {
-        counters_.mcast_errors.fetch_add(1, std::memory_order_relaxed);
-      }
-      tx_free_ids_.push_back(rsp.id);
-      continue;
-    }
-    if (rsp.status != rings::netif_rsp::okay) {
-      counters_.tx_error_responses.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (memory_.end_slot(tx_slots_[rsp.id])) {
-      counters_.grants_busy.fetch_add(1, std::memory_order_relaxed);
-      continue;  // still mapped by the backend: this slot id is retired
-    }
-    tx_free_ids_.push_back(rsp.id);
+  } else if (bad_id) {
+    fault("TX response for an id not in flight");
   }
 }
 
-void frontend_queue::process_rx_responses(platform::frame_port& tap) {
-  const auto avail = rx_.unconsumed_responses();
-  if (!avail) {
-    fault("RX responses beyond requests");
-    return;
+bool frontend_queue::complete_tx(const rings::tx_response& rsp) {
+  if (rsp.id >= tx_ids || !tx_in_flight_[rsp.id]) {
+    return false;
   }
-  for (std::uint32_t k = 0; k < avail.value(); ++k) {
-    const std::uint32_t idx = rx_.rsp_cons();
-    const rings::rx_response rsp = rx_.copy_response(idx);
-    rx_.consume_responses(1);
+  tx_in_flight_[rsp.id] = false;
+  if (tx_control_[rsp.id]) {
+    tx_control_[rsp.id] = false;
+    if (rsp.status != rings::netif_rsp::okay) {
+      counters_.mcast_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    tx_free_ids_.push_back(rsp.id);
+    return true;
+  }
+  if (rsp.status != rings::netif_rsp::okay) {
+    counters_.tx_error_responses.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (memory_.end_slot(tx_slots_[rsp.id])) {
+    counters_.grants_busy.fetch_add(1, std::memory_order_relaxed);
+    return true;  // still mapped by the backend: this slot id is retired
+  }
+  tx_free_ids_.push_back(rsp.id);
+  return true;
+}
+
+void frontend_queue::process_rx_responses(platform::frame_port& tap) {
+  const auto taken = rx_.take_responses([&](const rings::rx_response& rsp, std::uint32_t idx) {
     rx_consumed_.push_back(idx);
     const auto st = assembler_.feed(idx, rsp);
     if (st == rx_assembler::state::need_more) {
-      continue;
+      return;
     }
     if (st == rx_assembler::state::complete) {
       deliver(tap);
@@ -344,8 +338,10 @@ void frontend_queue::process_rx_responses(platform::frame_port& tap) {
     }
     assembler_.reset();
     release_rx_slots();
-  }
-  if (avail.value() != 0) {
+  });
+  if (!taken) {
+    fault("RX responses beyond requests");
+  } else if (taken.value() != 0) {
     fill_rx_ring();
   }
 }

@@ -149,11 +149,8 @@ ring_attack_outcome run_ring_attack(frontend_device& dev, ring_attack a,
   out.kicks = a == ring_attack::kick_storm ? kick_storm(q) : kick(q, a);
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto avail = ring.unconsumed_responses();
-    for (std::uint32_t k = 0; avail && k < avail.value(); ++k) {
-      out.statuses.push_back(ring.copy_response(ring.rsp_cons()).status);
-      ring.consume_responses(1);
-    }
+    (void)ring.take_responses(
+        [&](const rings::tx_response& rsp, std::uint32_t) { out.statuses.push_back(rsp.status); });
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return out;

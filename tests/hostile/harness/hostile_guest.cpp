@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,15 @@ sim::domain_config domain_config_for(const world& w, const hostile_options& o) {
   c.port_count = 4 * std::max<std::uint32_t>(o.queues, 4) + 16;
   c.map_record_count = 8 * std::max<std::uint32_t>(o.queues, 4) + 16;
   return c;
+}
+
+/// Moves responses off `ring` into `out` until it holds `n`; false if the
+/// backend claimed more responses than requests.
+template <class Ring, class Rsp>
+bool take_into(Ring& ring, std::vector<Rsp>& out, std::size_t n) {
+  const auto room = static_cast<std::uint32_t>(n > out.size() ? n - out.size() : 0);
+  return ring.take_responses([&](const Rsp& rsp, std::uint32_t) { out.push_back(rsp); }, room)
+      .has_value();
 }
 
 void store_release(std::byte* at, std::uint32_t value) {
@@ -250,15 +260,8 @@ std::vector<rings::tx_response> tx_driver::responses(std::size_t n,
   std::vector<rings::tx_response> out;
   wait_until(
       [&] {
-        const auto avail = ring().unconsumed_responses();
-        if (!avail) {
-          return true;  // a backend answering more than we asked: stop, let the test see it
-        }
-        for (std::uint32_t i = 0; i < avail.value() && out.size() < n; ++i) {
-          out.push_back(ring().copy_response(ring().rsp_cons()));
-          ring().consume_responses(1);
-        }
-        return out.size() >= n;
+        // A backend answering more than we asked: stop, let the test see it.
+        return !take_into(ring(), out, n) || out.size() >= n;
       },
       timeout, std::chrono::milliseconds(5));
   return out;
@@ -323,19 +326,8 @@ void rx_driver::publish_req_prod(std::uint32_t value) {
 std::vector<rings::rx_response> rx_driver::responses(std::size_t n,
                                                      std::chrono::milliseconds timeout) {
   std::vector<rings::rx_response> out;
-  wait_until(
-      [&] {
-        const auto avail = ring().unconsumed_responses();
-        if (!avail) {
-          return true;
-        }
-        for (std::uint32_t i = 0; i < avail.value() && out.size() < n; ++i) {
-          out.push_back(ring().copy_response(ring().rsp_cons()));
-          ring().consume_responses(1);
-        }
-        return out.size() >= n;
-      },
-      timeout, std::chrono::milliseconds(5));
+  wait_until([&] { return !take_into(ring(), out, n) || out.size() >= n; }, timeout,
+             std::chrono::milliseconds(5));
   return out;
 }
 
@@ -383,19 +375,8 @@ rings::ctrl_request* raw_ctrl_ring::slot(std::uint32_t idx) {
 std::vector<rings::ctrl_response> raw_ctrl_ring::responses(std::size_t n,
                                                            std::chrono::milliseconds timeout) {
   std::vector<rings::ctrl_response> out;
-  wait_until(
-      [&] {
-        const auto avail = ring_.unconsumed_responses();
-        if (!avail) {
-          return true;
-        }
-        for (std::uint32_t i = 0; i < avail.value() && out.size() < n; ++i) {
-          out.push_back(ring_.copy_response(ring_.rsp_cons()));
-          ring_.consume_responses(1);
-        }
-        return out.size() >= n;
-      },
-      timeout, std::chrono::milliseconds(5));
+  wait_until([&] { return !take_into(ring_, out, n) || out.size() >= n; }, timeout,
+             std::chrono::milliseconds(5));
   return out;
 }
 

@@ -210,14 +210,8 @@ class QueueTest : public ::testing::Test {
   }
   /// Collects every TX response published so far.
   std::vector<rings::tx_response> tx_responses() {
-    const auto n = tx_.unconsumed_responses();
-    EXPECT_TRUE(n);
-    for (std::uint32_t i = 0; n && i < n.value(); ++i) {
-      tx_rsps_.push_back(tx_.copy_response(tx_.rsp_cons() + i));
-    }
-    if (n) {
-      tx_.consume_responses(n.value());
-    }
+    EXPECT_TRUE(tx_.take_responses(
+        [&](const rings::tx_response& rsp, std::uint32_t) { tx_rsps_.push_back(rsp); }));
     return tx_rsps_;
   }
   bool wait_tx_responses(std::size_t n) {
@@ -287,14 +281,8 @@ class QueueTest : public ::testing::Test {
   }
   /// Collects every RX response published so far (raw 8-byte slots).
   std::vector<rings::rx_response> rx_responses() {
-    const auto n = rx_.unconsumed_responses();
-    EXPECT_TRUE(n);
-    for (std::uint32_t i = 0; n && i < n.value(); ++i) {
-      rx_rsps_.push_back(rx_.copy_response(rx_.rsp_cons() + i));
-    }
-    if (n) {
-      rx_.consume_responses(n.value());
-    }
+    EXPECT_TRUE(rx_.take_responses(
+        [&](const rings::rx_response& rsp, std::uint32_t) { rx_rsps_.push_back(rsp); }));
     return rx_rsps_;
   }
   bool wait_rx_responses(std::size_t n) {

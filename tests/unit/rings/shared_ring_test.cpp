@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "test_frames.hpp"
 #include "unetback/rings/netif.hpp"
@@ -271,6 +273,44 @@ TEST(SharedRing, FrontendDetectsResponsesForUnsentRequests) {
   (void)front.push_requests_and_check_notify();
   header(p).rsp_prod = 2;  // a hostile backend
   EXPECT_EQ(front.unconsumed_responses().error(), ring_error::response_overflow);
+}
+
+TEST(SharedRing, FrontendTakesResponsesInOrderAtMostAsManyAsAsked) {
+  page_buffer p;
+  auto front = tx_front_ring::init(p.page());
+  for (std::uint16_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(front.write_request(tx_req(i, 60)));
+  }
+  (void)front.push_requests_and_check_notify();
+  auto back = tx_back_ring::attach(p.page()).value();
+  back.consume(3);
+  for (std::uint16_t i = 0; i < 3; ++i) {
+    back.write_response(tx_response{i, 0});
+  }
+  (void)back.push_responses_and_check_notify();
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> taken;  // (id, index)
+  const auto record = [&](const tx_response& r, std::uint32_t idx) {
+    taken.emplace_back(r.id, idx);
+    EXPECT_EQ(front.rsp_cons(), idx + 1);  // consumed before it is handed over
+  };
+  EXPECT_EQ(front.take_responses(record, 2).value(), 2U);
+  EXPECT_EQ(front.take_responses(record).value(), 1U);
+  EXPECT_EQ(front.take_responses(record).value(), 0U);
+  using taken_t = std::vector<std::pair<std::uint16_t, std::uint32_t>>;
+  EXPECT_EQ(taken, (taken_t{{0, 0}, {1, 1}, {2, 2}}));
+}
+
+TEST(SharedRing, FrontendTakesNothingFromABackendAnsweringUnsentRequests) {
+  page_buffer p;
+  auto front = tx_front_ring::init(p.page());
+  ASSERT_TRUE(front.write_request(tx_req(0, 60)));
+  (void)front.push_requests_and_check_notify();
+  header(p).rsp_prod = 2;  // a hostile backend
+  int calls = 0;
+  const auto taken = front.take_responses([&](const tx_response&, std::uint32_t) { ++calls; });
+  EXPECT_EQ(taken.error(), ring_error::response_overflow);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(front.rsp_cons(), 0U);
 }
 
 TEST(SharedRing, FrontendFinalCheckArmsRspEvent) {

@@ -268,7 +268,7 @@ class back_ring {
 ///   auto ring = front_ring<Req, Rsp>::init(page);  // fresh page, header initialised
 ///   ring.write_request(req) ...;                   // a whole packet's slots
 ///   if (ring.push_requests_and_check_notify()) kick();
-///   while (n = ring.unconsumed_responses().value()) { copy_response(), consume_responses(1) }
+///   ring.take_responses([](const Rsp& rsp, std::uint32_t idx) { ... });
 ///   if (ring.final_check_for_responses().value() == 0) sleep;
 /// Publish complete packets only: the backend treats a packet whose slots run
 /// past req_prod as hostile (Linux xenvif_count_requests does the same).
@@ -348,6 +348,26 @@ class front_ring {
   }
   /// Marks `n` responses consumed (rsp_cons += n), freeing their slots.
   void consume_responses(std::uint32_t n) { rsp_cons_ += n; }
+
+  /// Copies out and consumes the published responses in order, at most
+  /// `max`, handing each to `on(response, index)` after it is consumed.
+  /// Returns how many; response_overflow (nothing taken) if the backend
+  /// claims more responses than requests were published.
+  template <class F>
+  result<std::uint32_t, ring_error> take_responses(F&& on, std::uint32_t max = size) {
+    const auto available = unconsumed_responses();
+    if (!available) {
+      return available;
+    }
+    const std::uint32_t n = std::min(available.value(), max);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t idx = rsp_cons_;
+      const Rsp rsp = copy_response(idx);
+      ++rsp_cons_;
+      on(rsp, idx);
+    }
+    return n;
+  }
 
   /// Before sleeping: if no response is pending, sets rsp_event = rsp_cons + 1
   /// (with a full barrier), checks again (RING_FINAL_CHECK_FOR_RESPONSES). Returns the

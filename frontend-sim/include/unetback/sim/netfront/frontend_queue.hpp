@@ -107,6 +107,9 @@ class frontend_queue {
   bool send_multicast_changes();
   void count_tx_slots(std::uint32_t slots);
   void process_tx_responses();
+  /// One TX response (not an extra's): frees its id and slot. False for an
+  /// id that is not in flight.
+  bool complete_tx(const rings::tx_response& rsp);
   void process_rx_responses(platform::frame_port& tap);
   void deliver(platform::frame_port& tap);
   void release_rx_slots();
