@@ -23,6 +23,16 @@ tx_request tx_req(std::uint16_t id, std::uint16_t size) {
   return r;
 }
 
+/// A frontend that wrote `n` one-slot requests (ids 0..n-1) and pushed them.
+tx_front_ring posted_tx(page_buffer& p, std::uint16_t n) {
+  auto front = tx_front_ring::init(p.page());
+  for (std::uint16_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(front.write_request(tx_req(i, 60)));
+  }
+  (void)front.push_requests_and_check_notify();
+  return front;
+}
+
 sring_header& header(page_buffer& p) {
   return *reinterpret_cast<sring_header*>(p.bytes.data());
 }
@@ -164,11 +174,7 @@ TEST(SharedRing, CopiedRequestIsNotAffectedByLaterGuestWrites) {
 
 TEST(SharedRing, PushNotifiesOnlyWhenFrontendAskedForIt) {
   page_buffer p;
-  auto front = tx_front_ring::init(p.page());
-  for (std::uint16_t i = 0; i < 4; ++i) {
-    ASSERT_TRUE(front.write_request(tx_req(i, 60)));
-  }
-  (void)front.push_requests_and_check_notify();
+  (void)posted_tx(p, 4);
   auto back = tx_back_ring::attach(p.page()).value();
   back.consume(4);
   back.write_response(tx_response{0, 0});
@@ -196,11 +202,7 @@ TEST(SharedRing, FrontendPushNotifiesWhenBackendWaits) {
 
 TEST(SharedRing, FinalCheckSetsReqEventAfterLastConsumed) {
   page_buffer p;
-  auto front = tx_front_ring::init(p.page());
-  for (std::uint16_t i = 0; i < 3; ++i) {
-    ASSERT_TRUE(front.write_request(tx_req(i, 60)));
-  }
-  (void)front.push_requests_and_check_notify();
+  (void)posted_tx(p, 3);
   auto back = tx_back_ring::attach(p.page()).value();
   EXPECT_EQ(back.final_check_for_requests().value(), 3U);  // work pending: no change
   back.consume(3);
@@ -268,20 +270,14 @@ TEST(SharedRing, FrontendNeverHasMoreThanRingSizeOutstanding) {
 
 TEST(SharedRing, FrontendDetectsResponsesForUnsentRequests) {
   page_buffer p;
-  auto front = tx_front_ring::init(p.page());
-  ASSERT_TRUE(front.write_request(tx_req(0, 60)));
-  (void)front.push_requests_and_check_notify();
+  auto front = posted_tx(p, 1);
   header(p).rsp_prod = 2;  // a hostile backend
   EXPECT_EQ(front.unconsumed_responses().error(), ring_error::response_overflow);
 }
 
 TEST(SharedRing, FrontendTakesResponsesInOrderAtMostAsManyAsAsked) {
   page_buffer p;
-  auto front = tx_front_ring::init(p.page());
-  for (std::uint16_t i = 0; i < 3; ++i) {
-    ASSERT_TRUE(front.write_request(tx_req(i, 60)));
-  }
-  (void)front.push_requests_and_check_notify();
+  auto front = posted_tx(p, 3);
   auto back = tx_back_ring::attach(p.page()).value();
   back.consume(3);
   for (std::uint16_t i = 0; i < 3; ++i) {
@@ -302,9 +298,7 @@ TEST(SharedRing, FrontendTakesResponsesInOrderAtMostAsManyAsAsked) {
 
 TEST(SharedRing, FrontendTakesNothingFromABackendAnsweringUnsentRequests) {
   page_buffer p;
-  auto front = tx_front_ring::init(p.page());
-  ASSERT_TRUE(front.write_request(tx_req(0, 60)));
-  (void)front.push_requests_and_check_notify();
+  auto front = posted_tx(p, 1);
   header(p).rsp_prod = 2;  // a hostile backend
   int calls = 0;
   const auto taken = front.take_responses([&](const tx_response&, std::uint32_t) { ++calls; });
@@ -315,9 +309,7 @@ TEST(SharedRing, FrontendTakesNothingFromABackendAnsweringUnsentRequests) {
 
 TEST(SharedRing, FrontendFinalCheckArmsRspEvent) {
   page_buffer p;
-  auto front = tx_front_ring::init(p.page());
-  ASSERT_TRUE(front.write_request(tx_req(0, 60)));
-  (void)front.push_requests_and_check_notify();
+  auto front = posted_tx(p, 1);
   auto back = tx_back_ring::attach(p.page()).value();
   back.consume(1);
   back.write_response(tx_response{0, 0});
