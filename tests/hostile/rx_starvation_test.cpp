@@ -34,6 +34,13 @@ class RxStarvation : public hostile_test {
     }
     return sent;
   }
+  /// Connects `m` (one queue, no RX buffer posted) and raises the hostile
+  /// vif's MTU to 9000, so that one frame needs three RX slots.
+  void connect_for_jumbo_frames(manual_frontend& m) {
+    m.connect();
+    ASSERT_TRUE(guest().wait_backend_state({4}));
+    ASSERT_EQ(w().ip_host({"link", "set", "dev", hostile_guest::vif, "mtu", "9000"}), 0);
+  }
   /// Kernel drops on the host side of vif2.0 (its TX: towards the daemon).
   std::uint64_t host_tx_dropped() {
     nlohmann::json s;
@@ -97,9 +104,7 @@ TEST_F(RxStarvation, GuestThatStopsConsumingRxResponsesKeepsMemoryBounded) {
 TEST_F(RxStarvation, HeadPacketNeedingMoreSlotsThanPostedWaitsForThem) {
   isolate_hostile_vif();
   manual_frontend m(guest(), 1, false, false);
-  m.connect();
-  ASSERT_TRUE(guest().wait_backend_state({4}));
-  ASSERT_EQ(w().ip_host({"link", "set", "dev", hostile_guest::vif, "mtu", "9000"}), 0);
+  connect_for_jumbo_frames(m);
   rx_driver rx(guest(), m.queue(0));
   raw_port inject(w().host_ns(), hostile_guest::vif);
   const mac_bytes to = parse_mac(hostile_guest::mac);
@@ -133,9 +138,7 @@ TEST_F(RxStarvation, HeadPacketNeedingMoreSlotsThanPostedWaitsForThem) {
 TEST_F(RxStarvation, FramesAreCopiedExactlyIntoGuestBuffers) {
   isolate_hostile_vif();
   manual_frontend m(guest(), 1, false, false);
-  m.connect();
-  ASSERT_TRUE(guest().wait_backend_state({4}));
-  ASSERT_EQ(w().ip_host({"link", "set", "dev", hostile_guest::vif, "mtu", "9000"}), 0);
+  connect_for_jumbo_frames(m);
   rx_driver rx(guest(), m.queue(0));
   raw_port inject(w().host_ns(), hostile_guest::vif);
   const auto small =
