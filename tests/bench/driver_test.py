@@ -13,6 +13,7 @@ import unittest
 
 sys.dont_write_bytecode = True  # tools/benchkit holds no compiled files of ours
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "benchkit"))
+import bench_plan  # noqa: E402
 import driver  # noqa: E402
 
 # A world as world.sh is one: PATH QUEUES POLL SECONDS RESULTS LOGDIR CMD_FIFO REPLY_FIFO.
@@ -40,7 +41,7 @@ FAKE_WORLD = textwrap.dedent("""\
 
 
 def planned(*argv):
-    return driver.plan(driver.parse_args(list(argv)))
+    return bench_plan.plan(bench_plan.parse_args(list(argv)))
 
 
 class Plans(unittest.TestCase):
@@ -60,19 +61,19 @@ class Plans(unittest.TestCase):
         self.assertEqual([w.config for w in p.worlds[1]], ["base", "base", "poll-0"])
         self.assertEqual([w.config for w in p.worlds[2]], ["base", "base", "spread"])
         spread = p.worlds[2][2]
-        self.assertEqual(p.world_tests[spread], driver.LEVER_TESTS_Q2)
+        self.assertEqual(p.world_tests[spread], bench_plan.LEVER_TESTS_Q2)
 
     def test_the_no_gso_lever_runs_only_bulk_tcp(self):
         p = planned("--levers", "--queues", "1")
         no_gso = next(w for w in p.worlds[1] if w.config == "no-gso")
-        self.assertEqual(p.world_tests[no_gso], driver.LEVER_TESTS_NO_GSO)
+        self.assertEqual(p.world_tests[no_gso], bench_plan.LEVER_TESTS_NO_GSO)
 
     def test_polling_adds_a_world_unless_a_mode_turns_it_off(self):
         self.assertEqual(planned("--poll-us", "80").poll_values, [0, 80])
         self.assertEqual(planned("--quick").poll_values, [0])
 
     def test_levers_refuse_a_test_list(self):
-        with self.assertRaises(driver.UsageError):
+        with self.assertRaises(bench_plan.UsageError):
             planned("--levers", "--tests", "TCP_RR:64:guest_tx")
 
 
