@@ -1,7 +1,8 @@
 // The supervisor's side of a lost XenStore connection (xenstored restarted
 // or crashed). libxenstore closes a connection whose socket failed but tells
 // nobody (the watch pipe stays silent), so a probe reads our `domid` key once
-// a second. On loss: log it, drop the watcher (its watches died with the
+// a second, on the client's request connection (the watches have their own:
+// xs::client). On loss: log it, drop the watcher (its watches died with the
 // connection), and reconnect with exponential backoff (100 ms .. 5 s). Once
 // connected: re-establish the backend/vif watch (its initial event rescans
 // for new devices) and every vif's frontend watches, and re-read every vif.
