@@ -4,6 +4,7 @@
 #include "unetback/direct/direct_port.hpp"
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,23 @@ TEST_F(DirectPort, TheDoorbellIsClearedOnceTheRingsRunDry) {
   EXPECT_FALSE(qb.readable()) << "an empty queue stays readable: its worker would spin";
   ASSERT_GT(qa.write(a_to_b(64)), 0);
   EXPECT_TRUE(qb.readable()) << "a push after the drain did not ring the doorbell";
+}
+
+// A peer rings in two steps, the eventfd write and then the count. A look
+// between the two finds the rings empty and the count unchanged; the port must
+// not stay readable past the next empty look, or its worker spins until the
+// count lands (on a busy host, the spinning is what delays it).
+TEST_F(DirectPort, ADoorbellRungButNotYetCountedIsClearedByTheNextEmptyLook) {
+  pair();
+  EXPECT_TRUE(qb.read().empty());
+  const std::uint64_t one = 1;
+  ASSERT_EQ(::write(qb.port->bell().fd(), &one, sizeof one), 8);  // written, not counted
+  ASSERT_TRUE(qb.readable());
+  EXPECT_TRUE(qb.read().empty());
+  EXPECT_FALSE(qb.readable()) << "the worker would wake again at once and find nothing";
+  ASSERT_GT(qa.write(a_to_b(64)), 0);
+  EXPECT_TRUE(qb.readable()) << "a push after the clearing did not ring the doorbell";
+  EXPECT_FALSE(qb.read().empty());
 }
 
 TEST_F(DirectPort, FramesTheRulesRefuseGoThroughTheTapCountedByReason) {

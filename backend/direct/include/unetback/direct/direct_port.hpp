@@ -60,6 +60,10 @@ class direct_port final : public platform::frame_port {
   long write_direct(const lane_table& t, std::span<const iovec> iov);
   void write_learning_frame(const tap::mac_address& mac);
   long read_inbound(const lane_table& t, std::span<std::byte> buf);
+  /// Clears the doorbell, then pops once more (a frame pushed meanwhile).
+  long clear_and_look_again(const lane_table& t, std::span<std::byte> buf);
+  /// Counts a frame read from a ring (n > 0); returns n.
+  long counted(long n);
   long pop_any(const lane_table& t, std::span<std::byte> buf);
   /// Brackets a call of the worker: odd while one runs (see publish()).
   void enter();
@@ -75,6 +79,7 @@ class direct_port final : public platform::frame_port {
   std::size_t next_inbound_ = 0;  ///< round robin over the inbound rings
   unsigned ring_run_ = 0;         ///< ring frames read since the TAP was last read
   std::uint64_t bell_seen_ = 0;   ///< the doorbell's count when last cleared
+  bool found_nothing_ = false;    ///< the last read found the rings and the TAP empty
   direct_counters counters_;
 };
 
