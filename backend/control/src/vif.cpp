@@ -66,6 +66,16 @@ void vif::set_resume_next(bool resume) {
   }
 }
 
+bool vif::resume_next() const {
+  const auto* stopped = std::get_if<connection_stopped>(&connection_);
+  return stopped != nullptr && stopped->resume_next;
+}
+
+bool vif::is_current(std::uint64_t generation) const {
+  const auto* running = std::get_if<connection_running>(&connection_);
+  return running != nullptr && running->generation == generation;
+}
+
 std::string vif::tag() const {
   return id_.name();
 }
@@ -259,8 +269,7 @@ void vif::fail(datapath::fault_kind kind, const std::string& message) {
 }
 
 void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
-  const auto* running = std::get_if<connection_running>(&connection_);
-  if (running == nullptr || running->generation != generation) {
+  if (!is_current(generation)) {
     return;  // a fault of a connection that is already gone
   }
   fail(f.kind(), f.describe());
@@ -275,8 +284,7 @@ void vif::on_fault(std::uint64_t generation, const datapath::fault& f) {
 }
 
 void vif::on_hash_published(std::uint64_t generation) {
-  const auto* running = std::get_if<connection_running>(&connection_);
-  if (running != nullptr && running->generation == generation) {
+  if (is_current(generation)) {
     hash_apply_.request();
   }
 }

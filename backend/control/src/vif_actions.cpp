@@ -111,9 +111,7 @@ void vif::start_data_path(frontend_config cfg) {
   clamp_mtu_without_sg(cfg.features);
   datapath::vif_datapath_config req;
   // A restart or an enable: the rings were served before (queue_config::resume).
-  const auto* stopped = std::get_if<connection_stopped>(&connection_);
-  const bool resume =
-      (stopped != nullptr && stopped->resume_next) || backend_state_ == xenbus_state::connected;
+  const bool resume = resume_next() || backend_state_ == xenbus_state::connected;
   for (auto& q : cfg.queues) {
     q.resume = resume;
   }
@@ -229,8 +227,7 @@ bool vif::do_connect() {
   }
   const std::string fe = config_->frontend_path + "/";
   const key_reader read = [&](std::string_view key) { return env_.xs.read(fe + std::string(key)); };
-  const auto* stopped = std::get_if<connection_stopped>(&connection_);
-  const bool resuming = stopped != nullptr && stopped->resume_next;
+  const bool resuming = resume_next();
   try {
     auto keys = parse_frontend_keys(read, limits());
     if (!keys) {

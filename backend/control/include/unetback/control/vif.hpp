@@ -153,6 +153,9 @@ class vif : public std::enable_shared_from_this<vif> {
   [[nodiscard]] vif_queues* queues() const;
   /// Whether the next connect resumes the rings (kept only while stopped).
   void set_resume_next(bool resume);
+  [[nodiscard]] bool resume_next() const;
+  /// The running connection is the one of `generation` (not a stale report).
+  [[nodiscard]] bool is_current(std::uint64_t generation) const;
   /// Stops the workers, after taking the vif off the direct path; returns the
   /// direct counters as they were then.
   std::optional<direct_status> stop_data_path(connection_running& running);
