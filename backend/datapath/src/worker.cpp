@@ -252,9 +252,9 @@ readiness worker::wait(int timeout_ms) {
     return i >= 0 && (fds[static_cast<std::size_t>(i)].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
   };
   if (ready_at(kick_at) && kick_->take()) {
-    bump(ctx_.counters.kicks);
-    notify(true, true);  // every port of the queue, once
-    return readiness{};  // look at everything, as after an event
+    notify(true, true);         // every port of the queue, once
+    bump(ctx_.counters.kicks);  // after: a kick counted has been delivered
+    return readiness{};         // look at everything, as after an event
   }
   return readiness{ready_at(events_at), ready_at(tap_at)};
 }
