@@ -67,14 +67,21 @@ void transaction::abort() noexcept {
 // same handle closes it too: xenstored dying mid-request meant a double close
 // that could hit an fd another thread had just opened. Requests go on
 // `handle_`, which never gets a reader thread; watches on `watch_handle_`.
-client::client() : node_ops(open_handle(), XBT_NULL) {
+client::handle_pair client::open_pair() {
+  handle_pair fresh{open_handle(), nullptr};
   try {
-    watch_handle_ = open_handle();
+    fresh.watches = open_handle();
   } catch (...) {
-    xs_close(handle_);
+    xs_close(fresh.requests);
     throw;
   }
+  return fresh;
 }
+
+client::client() : client(open_pair()) {}
+
+client::client(handle_pair handles) noexcept
+    : node_ops(handles.requests, XBT_NULL), watch_handle_(handles.watches) {}
 
 client client::open(const std::string& socket_path) {
   // setenv is not thread-safe: only called during single-threaded startup.
@@ -116,17 +123,10 @@ void client::close_handles() noexcept {
 }
 
 void client::reconnect() {
-  xs_handle* fresh = open_handle();
-  xs_handle* fresh_watch = nullptr;
-  try {
-    fresh_watch = open_handle();
-  } catch (...) {
-    xs_close(fresh);
-    throw;
-  }
+  const handle_pair fresh = open_pair();  // throws before the old pair is touched
   close_handles();
-  handle_ = fresh;
-  watch_handle_ = fresh_watch;
+  handle_ = fresh.requests;
+  watch_handle_ = fresh.watches;
   ++generation_;
   lost_ = false;
 }

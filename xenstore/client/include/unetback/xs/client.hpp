@@ -132,6 +132,14 @@ class client : public node_ops {
   [[nodiscard]] xs_handle* watch_handle() const noexcept { return watch_handle_; }
 
  private:
+  /// The two connections a client holds (see client.cpp): both open, or
+  /// neither (an xs::error, nothing leaked).
+  struct handle_pair {
+    xs_handle* requests;
+    xs_handle* watches;
+  };
+  static handle_pair open_pair();
+  explicit client(handle_pair handles) noexcept;
   void close_handles() noexcept;
 
   xs_handle* watch_handle_ = nullptr;
