@@ -4,18 +4,27 @@
 #        lab.queues=N (netfront queues, default 1)  lab.profile=0 (no perf profiles)
 #        lab.variants=NAME:FLAG:VALUE+...  also account unetbackd with these extra flags
 #        (':' stands for a space; as compare's), as backend unetbackd-NAME
+#        lab.g2g=1 also guest to guest: a second guest on the bridge, TCP bulk and UDP
+#        ping-pong from the first guest to it (tests g2g_tcp, g2g_udp_pp; both guests'
+#        backend threads are counted); lab.g2g=only: guest to guest only
 # Counting is done by the kernel (perf's tracepoint and kprobe counters), never by
 # forking per event: the readings must not cost what they measure. Lines:
 #   account backend=B test=T unit=MB|transaction per_unit_<what>=X ...
 #   profile backend=B test=T rank=N pct=P comm=C sym=S
 # shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
-SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}; Q=${LAB_QUEUES:-1}
+SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}; Q=${LAB_QUEUES:-1}; G2G=${LAB_G2G:-0}
 setup_bridge
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 guest_create acct 2 256 ""
 guest_cmd acct "echo $Q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null
 DOMID=$(domid_of acct)
+PEER_DOMID=-
+if [ "$G2G" != 0 ]; then
+  guest_create peer 2 256 ""
+  guest_cmd peer "echo $Q > /sys/module/xen_netfront/parameters/max_queues" >/dev/null
+  PEER_DOMID=$(domid_of peer)
+fi
 
 # Kernel functions that stand for the costs both backends share (all in the PV kernel):
 #   gnttab_batch_copy      one GNTTABOP_copy hypercall (gntdev splits ioctls into 16-op batches)
@@ -42,7 +51,8 @@ backend_tids() {
   for d in /proc/[0-9]*/task/[0-9]*; do
     read -r comm <"$d/comm" 2>/dev/null || continue
     case "$1:$comm" in
-      netback:vif"$DOMID".*|unetbackd*:vif"$DOMID".*) out="$out,${d##*/}" ;;
+      netback:vif"$DOMID".* | unetbackd*:vif"$DOMID".*) out="$out,${d##*/}" ;;
+      netback:vif"$PEER_DOMID".* | unetbackd*:vif"$PEER_DOMID".*) out="$out,${d##*/}" ;;
     esac
   done
   echo "${out#,}"
@@ -100,18 +110,36 @@ profile() {
     sed "s/^/profile backend=$be test=$test /" | while read -r line; do result "$line"; done
 }
 
+# guest_to_guest BACKEND MAC_LOW: the peer gets a vif; from the first guest to it TCP
+# bulk and UDP ping-pong, counted and profiled like dom0's tests
+guest_to_guest() {
+  local be=$1 mac ip devid
+  mac=$(lab_mac 5 "$2"); ip=$(lab_ip 5 "$2")
+  devid=$(vif_attach peer "$mac") || return
+  if wait_ping "$ip" 20; then
+    count "$be" g2g_tcp MB iperf_exec "$ip" "$SECS" "$Q" to_guest acct
+    profile "$be" g2g_tcp iperf_exec "$ip" "$SECS" "$Q" to_guest acct
+    count "$be" g2g_udp_pp transaction sockperf_exec "$ip" "$RR_SECS" udp acct
+    profile "$be" g2g_udp_pp sockperf_exec "$ip" "$RR_SECS" udp acct
+  else check_fail "$be: no ping to the peer $ip"; fi
+  vif_detach peer "$devid"
+}
+
 measure() {   # measure BACKEND MAC_LOW
   local be=$1 mac ip devid
   mac=$(lab_mac 4 "$2"); ip=$(lab_ip 4 "$2")
   devid=$(vif_attach acct "$mac") || return
   wait_ping "$ip" 20 || { check_fail "$be: no ping"; vif_detach acct "$devid"; return; }
   local dir
-  for dir in to_guest from_guest; do
-    count "$be" "tcp_$dir" MB iperf_exec "$ip" "$SECS" "$Q" "$dir"
-    profile "$be" "tcp_$dir" iperf_exec "$ip" "$SECS" "$Q" "$dir"
-  done
-  count "$be" udp_pp transaction sockperf_exec "$ip" "$RR_SECS"
-  profile "$be" udp_pp sockperf_exec "$ip" "$RR_SECS"
+  if [ "$G2G" != only ]; then
+    for dir in to_guest from_guest; do
+      count "$be" "tcp_$dir" MB iperf_exec "$ip" "$SECS" "$Q" "$dir"
+      profile "$be" "tcp_$dir" iperf_exec "$ip" "$SECS" "$Q" "$dir"
+    done
+    count "$be" udp_pp transaction sockperf_exec "$ip" "$RR_SECS"
+    profile "$be" udp_pp sockperf_exec "$ip" "$RR_SECS"
+  fi
+  [ "$G2G" != 0 ] && guest_to_guest "$be" "$2"
   vif_detach acct "$devid"
 }
 

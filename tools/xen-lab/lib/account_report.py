@@ -17,7 +17,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from compare_report import number, parse_words  # noqa: E402
 
 LABEL = {"tcp_to_guest": "TCP bulk to the guest", "tcp_from_guest": "TCP bulk from the guest",
-         "udp_pp": "UDP ping-pong"}
+         "udp_pp": "UDP ping-pong", "g2g_tcp": "TCP bulk guest to guest",
+         "g2g_udp_pp": "UDP ping-pong guest to guest"}
 # What each counter stands for (tests/lab/account.sh).
 MEANING = {
     "dom0_busy": "dom0 CPU (ms)",
