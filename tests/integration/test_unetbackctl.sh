@@ -41,9 +41,10 @@ start_xenstored
 start_host_ns
 start_daemon --max-queues 2
 start_guest 1 2
-# Traffic both ways so that every queue's counters move: 4 TCP streams spread
-# over the two queues.
-iperf3_run 1 2 -P 4 >/dev/null
+# Traffic both ways so that every queue's counters move: 8 TCP streams (and
+# iperf3's control connection) spread over the two queues by their flow hashes;
+# all on one queue is 1 in 256.
+iperf3_run 1 2 -P 8 >/dev/null
 
 # --- list: the header names its columns; the vif is Connected with 2 queues.
 expect_ok list
