@@ -8,7 +8,7 @@
 # a packet socket on a vif (what tcpdump opens), br_netfilter switched on
 # (where the module is loaded), the ports isolated (then no frame passes at all). Traffic to the host goes through the TAP throughout.
 # While the guests' unicast goes direct, learning frames keep their MACs in the
-# bridge's FDB (a 4 s ageing time, 10 s of direct pings: no fallback).
+# bridge's FDB (a 6 s ageing time, 15 s of direct pings: no fallback).
 source "$(dirname "$0")/lib.sh"
 BYTES=${UNETBACK_DIRECT_BYTES:-100000000}
 PC="$UNETBACK_BIN/payload-check"
@@ -112,17 +112,23 @@ grep -q '^unetback_direct_tx_bytes_total{vif="vif1.0",[^}]*} [1-9]' <<<"$(ctl me
 ip netns exec "$(guest_ns 1)" ping -q -c 2 -i 0.2 "$HOST_IP" >/dev/null ||
   fail "guest 1 cannot reach the host while direct"
 
-# The bridge keeps learning: with an ageing time of 4 s, 10 s of pings that all go
+# The bridge keeps learning: with an ageing time of 6 s, 15 s of pings that all go
 # direct would let both FDB entries expire (and the pair fall back) but for the
-# learning frames each guest's queue writes through its TAP.
+# learning frames each guest's queue writes through its TAP. The entries are
+# first made fresh by a broadcast from each guest (it crosses the bridge): one
+# last heard more than 6 s ago would expire as soon as the ageing time drops,
+# before the daemon's next probe could ask for a learning frame.
 set_ageing() { ip -n "$HOST_NS" link set "$BRIDGE" type bridge ageing_time "$1"; }
-set_ageing 400
+for g in 1 2; do
+  ip netns exec "$(guest_ns "$g")" ping -q -b -c 1 -W 1 198.18.0.255 >/dev/null 2>&1 || true
+done
+set_ageing 600
 verdicts_before=$(grep -c "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log")
-ip netns exec "$(guest_ns 1)" ping -q -c 50 -i 0.2 "$(guest_ip 2)" >/dev/null ||
+ip netns exec "$(guest_ns 1)" ping -q -c 75 -i 0.2 "$(guest_ip 2)" >/dev/null ||
   fail "guest 1 cannot ping guest 2 while direct"
 verdicts_after=$(grep -c "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log")
 ((verdicts_after == verdicts_before)) ||
-  fail "the pair changed verdict under a 4 s ageing time: $(grep "direct path vif1.0 <-> vif2.0: " \
+  fail "the pair changed verdict under a 6 s ageing time: $(grep "direct path vif1.0 <-> vif2.0: " \
     "$LOGS/unetbackd.log" | tail -n +"$((verdicts_before + 1))" | head -3)"
 for v in vif1.0 vif2.0; do
   n=$(direct_sum "$v" learning_frames)
