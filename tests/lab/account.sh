@@ -51,8 +51,8 @@ backend_tids() {
   for d in /proc/[0-9]*/task/[0-9]*; do
     read -r comm <"$d/comm" 2>/dev/null || continue
     case "$1:$comm" in
-      netback:vif"$DOMID".* | unetbackd*:vif"$DOMID".*) out="$out,${d##*/}" ;;
-      netback:vif"$PEER_DOMID".* | unetbackd*:vif"$PEER_DOMID".*) out="$out,${d##*/}" ;;
+      netback:vif"$DOMID".* | netback:vif"$PEER_DOMID".* | unetbackd*:vif"$DOMID".* | \
+        unetbackd*:vif"$PEER_DOMID".*) out="$out,${d##*/}" ;;
     esac
   done
   echo "${out#,}"
