@@ -95,7 +95,8 @@ wait_console() {
 console_count() { local c; c=$(grep -a -c -E -- "$2" "$(console_log "$1")" 2>/dev/null); echo "${c:-0}"; }
 
 # guest_create NAME VCPUS MEM_MB "kernel args" [VIFSPEC ...]
-# Starts a PV guest with the lab initrd and waits until it is READY (prints nothing).
+# Starts a PV guest with the lab initrd ($GUEST_INITRD) and waits until it is READY
+# (prints nothing). GUEST_CFG_EXTRA: more lines for its xl config (driver_domain = 1).
 guest_create() {
   local name=$1 vcpus=$2 mem=$3 extra=$4; shift 4
   local cfg=/tmp/$name.cfg vifs="" v t0
@@ -110,6 +111,7 @@ memory = $mem
 vcpus = $vcpus
 on_crash = "preserve"
 vif = [ $vifs ]
+${GUEST_CFG_EXTRA:-}
 CFG
   rm -f "$(console_log "$name")"
   t0=$(now_ms)
@@ -140,17 +142,18 @@ guest_cmd() {
      on { print } index($0, b) == 1 { on = 1 } END { exit rc }'
 }
 
-# wait_vif DOMID DEVID STATE TIMEOUT_S: backend and frontend both in xenbus STATE
+# wait_vif DOMID DEVID STATE TIMEOUT_S [BACKEND_DOMID]: backend (dom0's, or a driver
+# domain's) and frontend both in xenbus STATE
 wait_vif() {
-  local be=/local/domain/0/backend/vif/$1/$2 fe=/local/domain/$1/device/vif/$2 end=$((SECONDS + $4))
+  local be=/local/domain/${5:-0}/backend/vif/$1/$2 fe=/local/domain/$1/device/vif/$2 end=$((SECONDS + $4))
   while [ $SECONDS -lt $end ]; do
     [ "$(xenstore-read "$be/state" 2>/dev/null)" = "$3" ] && [ "$(xenstore-read "$fe/state" 2>/dev/null)" = "$3" ] && return 0
     sleep 0.3
   done
   return 1
 }
-vif_states() {   # "backend/frontend" xenbus states, e.g. 4/4
-  echo "$(xenstore-read "/local/domain/0/backend/vif/$1/$2/state" 2>/dev/null || echo -)/$(xenstore-read "/local/domain/$1/device/vif/$2/state" 2>/dev/null || echo -)"
+vif_states() {   # DOMID DEVID [BACKEND_DOMID]: "backend/frontend" xenbus states, e.g. 4/4
+  echo "$(xenstore-read "/local/domain/${3:-0}/backend/vif/$1/$2/state" 2>/dev/null || echo -)/$(xenstore-read "/local/domain/$1/device/vif/$2/state" 2>/dev/null || echo -)"
 }
 
 # ping_ok IP [COUNT]

@@ -8,6 +8,7 @@
 #   $LAB/dom0-base.cpio        uncompressed newc cpio of the dom0 tree (the initramfs base)
 #   $LAB/domU-initrd.cpio.gz   guest initramfs: busybox, iperf3, sockperf, xen-netfront,
 #                              the modules netfront-sim needs (gntalloc, evtchn, tun)
+#   $LAB/dd-archive.cpio.gz    a driver domain's second archive (DD_PROGS, DD_MODULES)
 #
 # usage: build.sh [--clean | --rebuild-rootfs]
 set -euo pipefail
@@ -135,6 +136,24 @@ build_domu_initrd() {
   log "guest initrd: $(du -h "$LAB/domU-initrd.cpio.gz" | cut -f1)"
 }
 
+build_dd_archive() {   # unpacked over the guest initrd: the driver-domain tools
+  local key; key=$(key_of "$(cat "$ROOT/.lab-rootfs")" "$(kver)" "$DD_PROGS" "$DD_MODULES" dd-v1)
+  stamp_ok "$LAB/dd-archive.key" "$key" && [ -f "$LAB/dd-archive.cpio.gz" ] && return 0
+  local T="$LAB/dd-root" e dir p
+  rm -rf "$T"; mkdir -p "$T/lib/modules"
+  for e in $DD_PROGS; do
+    dir=${e%%:*}; p=${e#*:}
+    [ -x "$ROOT/$p" ] || die "$p missing in the dom0 root"
+    mkdir -p "$T/$dir"; cp -L "$ROOT/$p" "$T/$dir/"
+    copy_libs "$ROOT" "$p" "$T"
+  done
+  # shellcheck disable=SC2086  # a module list, split into words on purpose
+  copy_modules "$T" lib/modules $DD_MODULES
+  (cd "$T" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$LAB/dd-archive.cpio.gz"
+  echo "$key" >"$LAB/dd-archive.key"
+  log "driver-domain archive: $(du -h "$LAB/dd-archive.cpio.gz" | cut -f1)"
+}
+
 t0=$SECONDS
 "$HERE/lib/host-deps.sh"
 build_rootfs
@@ -143,4 +162,5 @@ build_rootfs
   fetch_boot_debs; umount "$ROOT/proc"; trap - EXIT; }
 build_dom0_cpio
 build_domu_initrd
+build_dd_archive
 log "images ready in $LAB ($((SECONDS - t0)) s)"

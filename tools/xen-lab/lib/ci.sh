@@ -15,7 +15,7 @@
 #   --unetbackd     the daemon (default: build/release/bin/unetbackd)
 #   --results DIR   per-scenario NAME.rc / NAME.log and summary.txt (default
 #                   $LAB/ci-results)
-#   --scenarios     default: basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,reboot-save,rx-stall,compare
+#   --scenarios     default: basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,reboot-save,rx-stall,driver-domain,compare
 #
 # Exit: 0 all scenarios passed; 1 a scenario failed or timed out (its lines and
 # diagnostics are printed again at the end); 77 skipped (the reason is printed:
@@ -27,7 +27,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=config.sh
 . "$HERE/lib/config.sh"
 
-BUDGET=2400; IDLE_WAIT=150; DAEMON=""; RESULTS=""; SCEN="basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,reboot-save,rx-stall,compare"; EXTRA=()
+BUDGET=2400; IDLE_WAIT=150; DAEMON=""; RESULTS=""; SCEN="basic,netfront-sim,hostile,multiqueue,restart,attach-detach,destroy,vifname,guest-lifecycle,reboot-save,rx-stall,driver-domain,compare"; EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget) BUDGET=$2; shift 2 ;;
@@ -65,8 +65,9 @@ need_disk=1500; [ $cached = 0 ] && need_disk=3000
 # Estimates (2-core host, TCG, measured in docs/lab.md): image build from scratch 2-5
 # min, one boot with the six daemon scenarios 14-23 min on a loaded host; netfront-sim and
 # hostile (three guest boots, nine attacks on unetbackd; the kernel netback's half runs
-# on demand: xen-lab run hostile) add about 4-8 min.
-est=$((24 * 60)); [ $cached = 0 ] && est=$((est + 5 * 60))
+# on demand: xen-lab run hostile) add about 4-8 min, driver-domain (two guests in a
+# driver domain) about 2.
+est=$((26 * 60)); [ $cached = 0 ] && est=$((est + 5 * 60))
 [ "$BUDGET" -ge "$est" ] || skip "budget ${BUDGET}s is below the estimate ${est}s (images cached: $cached)"
 
 # ---- host packages and images (timed)

@@ -24,6 +24,13 @@ DOM0_MODULES="xenfs xen-netback xen-netfront xen-gntdev xen-gntalloc xen-evtchn 
 DOMU_MODULES="xen-netfront xen-gntalloc xen-evtchn tun"
 # programs copied (with their libraries) from the dom0 root into the guest initrd
 DOMU_PROGS="/usr/bin/iperf3 /usr/bin/sockperf"
+# A network driver domain (scenario driver-domain) boots the guest initrd plus a second
+# archive: xl (for `xl devd`, which runs the vifs' hotplug scripts there), what the
+# hotplug script calls (bash, xenstore-read/-write; busybox's ip does the rest) and the
+# modules of both backends. Target directory:program.
+DD_PROGS="usr/bin:/usr/lib/xen-4.17/bin/xl bin:/usr/bin/bash usr/bin:/usr/bin/xenstore-read usr/bin:/usr/bin/xenstore-write usr/bin:/usr/bin/xenstore-rm
+  usr/bin:/usr/bin/xenstore-ls"
+DD_MODULES="xenfs xen-privcmd xen-gntdev xen-evtchn xen-netback tun bridge"
 
 # Host packages the lab needs (installed by `xen-lab deps`, idempotently).
 HOST_PKGS="qemu-system-x86 debootstrap busybox-static cpio kmod zstd xz-utils util-linux"
