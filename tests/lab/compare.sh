@@ -10,6 +10,9 @@
 #        lab.g2g=1 also guest to guest: a second guest on the same bridge, TCP bulk (one
 #        stream per queue) and UDP ping-pong from the first guest to it; lab.g2g=only
 #        runs just those (issue #20)
+#        lab.guest_sysctl=KEY=VALUE+KEY2=VALUE2  set in every guest after it boots (e.g.
+#        net.ipv4.tcp_min_tso_segs=44: the senders' TSO frames no longer follow their
+#        pacing rate)
 # Every measurement is one "sample" line (round, backend, queues, test, value, dom0 CPU);
 # the host turns them into medians, ratios, a table, JSON and a plot
 # (tools/xen-lab/lib/compare_report.py, docs/lab.md).
@@ -25,6 +28,12 @@ DOMID=$(domid_of cmp)
 # the guest-to-guest peer, hot-plugged the same way; PEER_DEVID: its vif of this run
 PEER_DEVID=
 if [ "$G2G" != 0 ]; then guest_create peer 2 256 ""; PEER_DOMID=$(domid_of peer); fi
+for kv in ${LAB_GUEST_SYSCTL//+/ }; do
+  for g in cmp $([ "$G2G" != 0 ] && echo peer); do
+    guest_cmd "$g" "sysctl -w $kv" >/dev/null || fail "guest $g: sysctl -w $kv"
+  done
+  result "guest_sysctl $kv"
+done
 
 # backend_ticks BACKEND DEVID: CPU ticks of the backend's own threads so far (unetbackd:
 # the daemon; the kernel netback: its vifD.N-q* kthreads, the peer's too while it has a
@@ -149,7 +158,7 @@ if unetbackd_present; then
     FLAGS[$name]=$(variant_flags "$v")
   done
 fi
-result "meta rounds=$ROUNDS secs=$SECS rr_secs=$RR_SECS queues=${QUEUES// /_} g2g=$G2G backends=${BACKENDS// /,}"
+result "meta rounds=$ROUNDS secs=$SECS rr_secs=$RR_SECS queues=${QUEUES// /_} g2g=$G2G backends=${BACKENDS// /,} guest_sysctl=${LAB_GUEST_SYSCTL:-none}"
 
 for r in $(seq 1 "$ROUNDS"); do
   i=0
