@@ -10,32 +10,32 @@ dd_ip=$(lab_ip 8 1)
 mac=$(lab_mac 8 2); ip=$(lab_ip 8 2)
 [ -f "$DD_INITRD" ] || fail "no driver-domain initrd (xen-lab builds it when given unetbackd)"
 
-# dd DESCRIPTION "COMMAND" [TIMEOUT_S]: COMMAND in the driver domain; a failure is a check failure
-dd() { guest_cmd "$DD" "$2" "${3:-60}" || { check_fail "driver domain: $1"; return 1; }; }
+# driver_domain_cmd DESCRIPTION "COMMAND" [TIMEOUT_S]: COMMAND in the driver domain; a failure is a check failure
+driver_domain_cmd() { guest_cmd "$DD" "$2" "${3:-60}" || { check_fail "driver domain: $1"; return 1; }; }
 dd_diagnostics() {
   echo "--- driver domain: xl devd log, unetbackd log, interfaces"
   guest_cmd "$DD" "tail -15 /tmp/devd.log; tail -${LAB_LOG_LINES:-30} /tmp/unetbackd.log; ip link" 30 | sed 's/^/[dd] /'
 }
 dd_vif_gone() {   # dd_vif_gone DOMID SECS: backend dir and TAP in the driver domain both gone
-  local be=/local/domain/$dd_id/backend/vif/$1/0 end=$((SECONDS + $2))
-  while xenstore-read "$be/state" >/dev/null 2>&1 && [ $SECONDS -lt $end ]; do sleep 0.3; done
-  xenstore-read "$be/state" >/dev/null 2>&1 && check_fail "backend dir $be left"
+  local be_dir=/local/domain/$dd_id/backend/vif/$1/0 end=$((SECONDS + $2))
+  while xenstore-read "$be_dir/state" >/dev/null 2>&1 && [ $SECONDS -lt $end ]; do sleep 0.3; done
+  xenstore-read "$be_dir/state" >/dev/null 2>&1 && check_fail "backend dir $be_dir left"
   guest_cmd "$DD" "test ! -e /sys/class/net/vif$1.0" 20 || check_fail "vif$1.0 left in the driver domain"
 }
 
 # serve BACKEND NAME: a 2-queue guest whose vif the driver domain serves, checked end to end
 serve() {
-  local be id t0 m dir
+  local be_dir id t0 m dir
   guest_create "$2" 2 256 "lab.queues=2" "backend=$DD,bridge=xenbr0,mac=$mac,script=vif-bridge-unetback"
-  id=$(domid_of "$2"); be=/local/domain/$dd_id/backend/vif/$id/0
+  id=$(domid_of "$2"); be_dir=/local/domain/$dd_id/backend/vif/$id/0
   wait_vif "$id" 0 4 60 "$dd_id" || { check_fail "$1: vif $id/0 not Connected: $(vif_states "$id" 0 "$dd_id")"; return 1; }
-  result "backend=$1 vif=vif$id.0 states=$(vif_states "$id" 0 "$dd_id") hotplug=$(xenstore-read "$be/hotplug-status" 2>/dev/null) frontend_queues=$(xenstore-read "/local/domain/$id/device/vif/0/multi-queue-num-queues" 2>/dev/null)"
-  [ "$(xenstore-read "$be/hotplug-status" 2>/dev/null)" = connected ] || check_fail "$1: hotplug-status is not connected (xl devd's script)"
+  result "backend=$1 vif=vif$id.0 states=$(vif_states "$id" 0 "$dd_id") hotplug=$(xenstore-read "$be_dir/hotplug-status" 2>/dev/null) frontend_queues=$(xenstore-read "/local/domain/$id/device/vif/0/multi-queue-num-queues" 2>/dev/null)"
+  [ "$(xenstore-read "$be_dir/hotplug-status" 2>/dev/null)" = connected ] || check_fail "$1: hotplug-status is not connected (xl devd's script)"
   { xenstore-read "/local/domain/0/backend/vif/$id/0/state" >/dev/null 2>&1 || [ -e "/sys/class/net/vif$id.0" ]; } &&
     check_fail "$1: dom0 has a backend node or netdev for vif $id/0"
-  dd "$1: vif$id.0 is not a port of xenbr0" "test -e /sys/class/net/vif$id.0/brport"
+  driver_domain_cmd "$1: vif$id.0 is not a port of xenbr0" "test -e /sys/class/net/vif$id.0/brport"
   wait_console "$2" "LAB-DOMU-NET-UP .*mac=$mac" 30 || check_fail "$1: guest did not configure $mac"
-  dd "$1: ping driver domain -> guest" "ping -c 3 -W 3 $ip" >/dev/null && result "backend=$1 ping dd_to_guest=ok"
+  driver_domain_cmd "$1: ping driver domain -> guest" "ping -c 3 -W 3 $ip" >/dev/null && result "backend=$1 ping dd_to_guest=ok"
   if guest_cmd "$2" "ping -c 3 -W 3 $dd_ip" >/dev/null; then result "backend=$1 ping guest_to_dd=ok"
   else check_fail "$1: ping guest -> driver domain"; fi
   if [ "$1" = unetbackd ]; then guest_cmd "$DD" "unetbackctl stats --json --all vif$id.0" 20 >/tmp/dd-s0.json; fi
@@ -60,18 +60,18 @@ setup_bridge
 GUEST_INITRD=$DD_INITRD GUEST_CFG_EXTRA="driver_domain = 1" guest_create "$DD" 2 384 "lab.role=driver lab.ip=$dd_ip/16"
 dd_id=$(domid_of "$DD")
 wait_console "$DD" "LAB-DOMU-DRIVER ready" 5 || fail "driver domain not ready: $(grep -a -m1 LAB-DOMU-DRIVER "$(console_log "$DD")")"
-dd "xl devd is not running" "pidof xl" >/dev/null
+driver_domain_cmd "xl devd is not running" "pidof xl" >/dev/null
 for backend in $(echo "${LAB_DD_BACKENDS:-netback,unetbackd}" | tr ',' ' '); do
   case "$backend" in
     netback)
-      dd "insmod xen-netback" "insmod /lib/modules/xen-netback.ko" >/dev/null || continue
+      driver_domain_cmd "insmod xen-netback" "insmod /lib/modules/xen-netback.ko" >/dev/null || continue
       serve netback ddk
-      dd "rmmod xen-netback" "rmmod xen-netback" >/dev/null ;;
+      driver_domain_cmd "rmmod xen-netback" "rmmod xen-netback" >/dev/null ;;
     unetbackd)
-      dd "start unetbackd" "(setsid unetbackd --platform xen >/tmp/unetbackd.log 2>&1 </dev/null &); sleep 2; pidof unetbackd" >/dev/null || continue
+      driver_domain_cmd "start unetbackd" "(setsid unetbackd --platform xen >/tmp/unetbackd.log 2>&1 </dev/null &); sleep 2; pidof unetbackd" >/dev/null || continue
       serve unetbackd ddu
-      dd "unetbackd died" "pidof unetbackd" >/dev/null
-      dd "unetbackd did not stop on SIGTERM" "kill -TERM \$(pidof unetbackd); for i in 1 2 3 4 5 6 7 8 9 10; do pidof unetbackd >/dev/null || break; sleep 1; done; ! pidof unetbackd" >/dev/null &&
+      driver_domain_cmd "unetbackd died" "pidof unetbackd" >/dev/null
+      driver_domain_cmd "unetbackd did not stop on SIGTERM" "kill -TERM \$(pidof unetbackd); for i in 1 2 3 4 5 6 7 8 9 10; do pidof unetbackd >/dev/null || break; sleep 1; done; ! pidof unetbackd" >/dev/null &&
         result "unetbackd_stopped=ok" ;;
     *) fail "lab.dd_backends: unknown backend $backend" ;;
   esac

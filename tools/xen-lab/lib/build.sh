@@ -131,7 +131,7 @@ build_domu_initrd() {
   install -m 0755 "$HERE/domU/init" "$T/init"
   echo "root:x:0:0:root:/root:/bin/sh" >"$T/etc/passwd"
   printf '127.0.0.1 localhost\n' >"$T/etc/hosts"
-  (cd "$T" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$LAB/domU-initrd.cpio.gz"
+  pack_guest_archive "$T" >"$LAB/domU-initrd.cpio.gz"
   echo "$key" >"$LAB/domU-initrd.key"
   log "guest initrd: $(du -h "$LAB/domU-initrd.cpio.gz" | cut -f1)"
 }
@@ -149,7 +149,7 @@ build_dd_archive() {   # unpacked over the guest initrd: the driver-domain tools
   done
   # shellcheck disable=SC2086  # a module list, split into words on purpose
   copy_modules "$T" lib/modules $DD_MODULES
-  (cd "$T" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$LAB/dd-archive.cpio.gz"
+  pack_guest_archive "$T" >"$LAB/dd-archive.cpio.gz"
   echo "$key" >"$LAB/dd-archive.key"
   log "driver-domain archive: $(du -h "$LAB/dd-archive.cpio.gz" | cut -f1)"
 }

@@ -84,5 +84,9 @@ copy_libs() {
   done
 }
 
+# pack_guest_archive DIR: DIR's tree as a gzip'd newc cpio on stdout (a guest initrd, or
+# an archive the guest's kernel unpacks after it)
+pack_guest_archive() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1); }
+
 log() { printf '[xen-lab %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
