@@ -7,10 +7,14 @@
 #        lab.g2g=1 also guest to guest: a second guest on the bridge, TCP bulk and UDP
 #        ping-pong from the first guest to it (tests g2g_tcp, g2g_udp_pp; both guests'
 #        backend threads are counted); lab.g2g=only: guest to guest only
+#        lab.xentrace=1 one more run of each test under xentrace: Xen's work per unit
+#        for each domain (hypercalls by operation, traps, page faults, emulated
+#        page-table writes; xentrace_count.py)
 # Counting is done by the kernel (perf's tracepoint and kprobe counters), never by
 # forking per event: the readings must not cost what they measure. Lines:
 #   account backend=B test=T unit=MB|transaction per_unit_<what>=X ...
 #   profile backend=B test=T rank=N pct=P comm=C sym=S
+#   hypervisor backend=B test=T unit=U dom=D per_unit_hc_<op>=X per_unit_pv_<entry>=Y ...
 # shellcheck source=../../tools/xen-lab/dom0/lab-lib.sh
 . /lab/lab-lib.sh
 SECS=${LAB_SECS:-6}; RR_SECS=${LAB_RR_SECS:-4}; Q=${LAB_QUEUES:-1}; G2G=${LAB_G2G:-0}
@@ -110,17 +114,57 @@ profile() {
     sed "s/^/profile backend=$be test=$test /" | while read -r line; do result "$line"; done
 }
 
+# hypervisor BACKEND TEST UNIT LOAD_S COUNTER COMMAND...: the load (LOAD_S seconds
+# long) once more, traced with xentrace (the PV class and the scheduler's runstate
+# changes) in a steady window: from 2 s after it starts (past processes starting,
+# which cost page faults and page-table writes per run, not per unit) to 1 s before
+# it ends. COUNTER (a vif's statistics file: bytes for MB, packets for transactions)
+# is read around the window and gives the load's rate in it; the line carries that
+# rate and the window's counts per domain, and the report divides, less the idle
+# pass's rate (lab.xentrace=1). COUNTER "-": one unit per second.
+hypervisor() {
+  [ "${LAB_XENTRACE:-0}" = 1 ] || return 0
+  local be=$1 test=$2 unit=$3 secs=$4 counter=$5 c0=0 c1=0 t0 t1 rate; shift 5
+  rm -f /tmp/acct.xt
+  "$@" >/dev/null 2>&1 &
+  local load=$!
+  sleep 2
+  [ "$counter" = - ] || read -r c0 <"$counter"
+  t0=$(now_ms)
+  xentrace -e 0x0022f000 -S 1024 /tmp/acct.xt >/dev/null 2>&1 &
+  local xt=$!
+  sleep $((secs - 3))
+  kill -INT "$xt"; wait "$xt"
+  t1=$(now_ms)
+  [ "$counter" = - ] || read -r c1 <"$counter"
+  wait "$load"
+  case "$unit" in
+    second) rate=1 ;;
+    MB) rate=$(fcalc "($c1 - $c0) / 1e6 * 1000 / ($t1 - $t0)") ;;
+    *) rate=$(fcalc "($c1 - $c0) * 1000 / ($t1 - $t0)") ;;
+  esac
+  python3 /lab/xentrace_count.py /tmp/acct.xt "$TSC_MHZ" |
+    sed "s/^/hypervisor backend=$be test=$test unit=$unit rate=$rate /" |
+    while read -r line; do result "$line"; done
+  rm -f /tmp/acct.xt
+}
+TSC_MHZ=$(xl info | sed -n 's/^cpu_mhz *: *//p')
+HSECS=$((SECS + 4)); HRR_SECS=$((RR_SECS + 4))   # the traced runs: a 3 s longer window
+
 # guest_to_guest BACKEND MAC_LOW: the peer gets a vif; from the first guest to it TCP
 # bulk and UDP ping-pong, counted and profiled like dom0's tests
 guest_to_guest() {
   local be=$1 mac ip devid
   mac=$(lab_mac 5 "$2"); ip=$(lab_ip 5 "$2")
   devid=$(vif_attach peer "$mac") || return
+  local stats=/sys/class/net/vif$PEER_DOMID.$devid/statistics   # tx: to the peer
   if wait_ping "$ip" 20; then
     count "$be" g2g_tcp MB iperf_exec "$ip" "$SECS" "$Q" to_guest acct
     profile "$be" g2g_tcp iperf_exec "$ip" "$SECS" "$Q" to_guest acct
+    hypervisor "$be" g2g_tcp MB "$HSECS" "$stats/tx_bytes" iperf_exec "$ip" "$HSECS" "$Q" to_guest acct
     count "$be" g2g_udp_pp transaction sockperf_exec "$ip" "$RR_SECS" udp acct
     profile "$be" g2g_udp_pp sockperf_exec "$ip" "$RR_SECS" udp acct
+    hypervisor "$be" g2g_udp_pp transaction "$HRR_SECS" "$stats/tx_packets" sockperf_exec "$ip" "$HRR_SECS" udp acct
   else check_fail "$be: no ping to the peer $ip"; fi
   vif_detach peer "$devid"
 }
@@ -130,19 +174,23 @@ measure() {   # measure BACKEND MAC_LOW
   mac=$(lab_mac 4 "$2"); ip=$(lab_ip 4 "$2")
   devid=$(vif_attach acct "$mac") || return
   wait_ping "$ip" 20 || { check_fail "$be: no ping"; vif_detach acct "$devid"; return; }
-  local dir
+  local dir moved stats=/sys/class/net/vif$DOMID.$devid/statistics   # tx: to the guest
   if [ "$G2G" != only ]; then
     for dir in to_guest from_guest; do
       count "$be" "tcp_$dir" MB iperf_exec "$ip" "$SECS" "$Q" "$dir"
       profile "$be" "tcp_$dir" iperf_exec "$ip" "$SECS" "$Q" "$dir"
+      moved=tx_bytes; [ "$dir" = from_guest ] && moved=rx_bytes
+      hypervisor "$be" "tcp_$dir" MB "$HSECS" "$stats/$moved" iperf_exec "$ip" "$HSECS" "$Q" "$dir"
     done
     count "$be" udp_pp transaction sockperf_exec "$ip" "$RR_SECS"
     profile "$be" udp_pp sockperf_exec "$ip" "$RR_SECS"
+    hypervisor "$be" udp_pp transaction "$HRR_SECS" "$stats/tx_packets" sockperf_exec "$ip" "$HRR_SECS"
   fi
   [ "$G2G" != 0 ] && guest_to_guest "$be" "$2"
   vif_detach acct "$devid"
 }
 
+hypervisor none idle second "$HRR_SECS" - sleep "$HRR_SECS"
 netback_load 2
 measure netback 11
 netback_unload || fail "rmmod xen-netback"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The lab's Python: the dom0 parsers (tools/xen-lab/dom0/labtool.py), the restart
-scenario's samplers (restart_sampler.py) and the host
+"""The lab's Python: the dom0 parsers (tools/xen-lab/dom0/labtool.py,
+xentrace_count.py), the restart scenario's samplers (restart_sampler.py) and the host
 reports of the compare and account scenarios (tools/xen-lab/lib/*_report.py), on
 synthetic console lines. No QEMU, no root."""
 
@@ -21,6 +21,7 @@ import account_report  # noqa: E402
 import compare_report  # noqa: E402
 import labtool  # noqa: E402
 import restart_sampler  # noqa: E402
+import xentrace_count  # noqa: E402
 
 
 def sample(rnd, backend, q, test, value, unit, nbytes=None, busy=None):
@@ -334,7 +335,7 @@ class AccountReport(unittest.TestCase):
             "LAB-RESULT scenario=account profile backend=unetbackd test=tcp_to_guest rank=1 "
             "pct=11.4 comm=vif1.0-q0 sym=xen_hypercall_pv",
         ]
-        accounts, profiles = account_report.read(lines)
+        accounts, profiles, _ = account_report.read(lines)
         by = {a["backend"]: a["per_unit"] for a in accounts}
         self.assertAlmostEqual(by["netback"]["dom0_busy"], 10.0)  # ms per MB
         self.assertAlmostEqual(by["unetbackd"]["dom0_busy"], 20.0)
@@ -343,6 +344,91 @@ class AccountReport(unittest.TestCase):
         self.assertIn("| GNTTABOP_copy hypercalls | 15 | 20 |", md)
         self.assertIn("|   ioctl (grant copy, event-channel notify) | – | 12 |", md)
         self.assertIn("11.4% vif1.0-q0 xen_hypercall_pv", md)
+
+    def test_xen_work_per_side_largest_first_guests_added_up(self):
+        head = "LAB-RESULT scenario=account hypervisor "
+        lines = [
+            "LAB-RESULT scenario=account account backend=netback test=udp_pp "
+            "unit=transaction dom0_busy_s=1 backend_ctxsw=1 units=10 per_unit_x=1",
+            head + "backend=netback test=udp_pp unit=transaction rate=10 dom=0 trace_s=2 "
+            "lost_records=0 count_hc_iret=60 count_hc_grant_table_op=40",
+            head + "backend=unetbackd test=udp_pp unit=transaction rate=5 dom=0 trace_s=2 "
+            "lost_records=1 count_hc_iret=120 count_pv_page_fault=1",
+            head + "backend=unetbackd test=udp_pp unit=transaction rate=5 dom=3 trace_s=2 "
+            "lost_records=1 count_hc_iret=20",
+            head + "backend=unetbackd test=udp_pp unit=transaction rate=5 dom=4 trace_s=2 "
+            "lost_records=1 count_hc_iret=15",
+        ]
+        accounts, profiles, hyp = account_report.read(lines)
+        md = account_report.markdown({"meta": {}, "accounts": accounts, "profiles": profiles,
+                                      "hypervisor": hyp})
+        dom0 = md[md.index("for dom0"):md.index("for guests")]
+        self.assertIn("lost records: 1", dom0)
+        self.assertNotIn("less an idle", dom0)  # no idle pass in this log
+        self.assertLess(dom0.index("| hc_iret | 3 | 12 |"),
+                        dom0.index("| hc_grant_table_op | 2 | 0 |"))
+        self.assertNotIn("pv_page_fault", dom0)  # under 0.5 per unit everywhere
+        self.assertIn("| hc_iret | – | 3.5 |", md[md.index("for guests"):])
+
+    def test_xen_work_is_less_the_idle_rate_over_the_same_window(self):
+        head = "LAB-RESULT scenario=account hypervisor "
+        lines = [
+            head + "backend=none test=idle unit=second rate=1 dom=0 trace_s=4 "
+            "lost_records=0 count_hc_iret=400",
+            head + "backend=unetbackd test=udp_pp unit=transaction rate=200 dom=0 "
+            "trace_s=5 lost_records=0 count_hc_iret=50500",
+        ]
+        _, _, hyp = account_report.read(lines)
+        self.assertEqual(len(hyp), 1)  # the idle row only serves the subtraction
+        self.assertAlmostEqual(hyp[0]["per_unit"]["hc_iret"], (50500 - 100 * 5) / 1000)
+        self.assertTrue(hyp[0]["idle_subtracted"])
+
+
+def trace_record(event, extra, tsc=True):
+    header = event | (len(extra) << 28) | (int(tsc) << 31)
+    return struct.pack("<I", header) + (struct.pack("<II", 1, 0) if tsc else b"") + \
+        struct.pack("<%dI" % len(extra), *extra)
+
+
+class XentraceCount(unittest.TestCase):
+    def test_events_go_to_the_domain_running_on_their_cpu(self):
+        running = xentrace_count.TRC_SCHED_RUNSTATE_CHANGE | (1 << 8)  # runnable -> running
+        data = b"".join([
+            trace_record(xentrace_count.TRC_TRACE_CPU_CHANGE, [0, 0], tsc=False),
+            trace_record(running, [(0 << 16) | 1, 0x10]),           # dom0 vcpu 1 on cpu 0
+            trace_record(xentrace_count.TRC_PV_HYPERCALL_V2, [23 | 0x00100000, 0]),  # iret
+            trace_record(xentrace_count.TRC_PV_HYPERCALL_V2 | 0x100, [20, 3, 0]),
+            trace_record(0x00201004 | 0x100, [1, 2, 3, 4, 5]),       # a page fault
+            trace_record(xentrace_count.TRC_TRACE_CPU_CHANGE, [1, 0], tsc=False),
+            trace_record(running, [(5 << 16) | 0, 0x10]),           # dom5 on cpu 1
+            trace_record(xentrace_count.TRC_PV_HYPERCALL_V2, [32]),  # event_channel_op
+            trace_record(xentrace_count.TRC_PV_HYPERCALL_SUBCALL, [1]),  # mmu_update
+            trace_record(running, [(0x7FFF << 16), 0x10]),          # idle on cpu 1
+            trace_record(xentrace_count.TRC_PV_HYPERCALL_V2, [29]),  # not counted
+            trace_record(xentrace_count.TRC_TRACE_CPU_CHANGE, [0, 0], tsc=False),
+            trace_record(xentrace_count.TRC_PV_HYPERCALL_V2, [23]),  # dom0 still on cpu 0
+            trace_record(xentrace_count.TRC_LOST_RECORDS, [7]),
+        ]) + struct.pack("<I", 0x00201004 | (5 << 28))  # cut off at the end
+        w = xentrace_count.count(data)
+        self.assertEqual(dict(w.per_dom[0]), {"hc_iret": 2, "hc_grant_table_op": 1,
+                                              "pv_page_fault": 1})
+        self.assertEqual(dict(w.per_dom[5]), {"hc_event_channel_op": 1, "sub_mmu_update": 1})
+        self.assertEqual(w.lost, 1)
+        self.assertNotIn(0x7FFF, w.per_dom)
+        self.assertEqual(xentrace_count.lines(w, 1000)[0],
+                         "dom=0 trace_s=0.000 lost_records=1 count_hc_grant_table_op=1 "
+                         "count_hc_iret=2 count_pv_page_fault=1")
+
+    def test_the_window_is_the_span_of_the_time_stamps(self):
+        event = xentrace_count.TRC_PV_HYPERCALL_V2
+        data = b"".join([
+            trace_record(xentrace_count.TRC_TRACE_CPU_CHANGE, [1, 0], tsc=False),
+            struct.pack("<III", event | (1 << 28) | (1 << 31), 3_000_000_000, 0) + b"\0" * 4,
+            trace_record(xentrace_count.TRC_TRACE_CPU_CHANGE, [0, 0], tsc=False),
+            struct.pack("<III", event | (1 << 28) | (1 << 31), 1_000_000_000, 0) + b"\0" * 4,
+        ])
+        self.assertAlmostEqual(xentrace_count.count(data).seconds(2000), 1.0)  # 2 GHz
+        self.assertEqual(xentrace_count.count(b"").seconds(2000), 0.0)
 
 
 if __name__ == "__main__":

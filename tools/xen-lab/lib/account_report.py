@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The report of the lab's `account` scenario (tests/lab/account.sh): reads its
-"LAB-RESULT scenario=account account ..." and "... profile ..." lines from a boot's
-console log and writes OUT/account.json and OUT/account.md: per test, every counter per
-MB received (bulk) or per transaction (ping-pong) for each backend side by side, and
-the top of each backend's profile.
+"LAB-RESULT scenario=account account ...", "... profile ..." and "... hypervisor ..."
+lines from a boot's console log and writes OUT/account.json and OUT/account.md: per
+test, every counter per MB received (bulk) or per transaction (ping-pong) for each
+backend side by side, what Xen did for dom0 and for the guests (with lab.xentrace=1),
+and the top of each backend's profile.
 
 Usage: account_report.py LOG OUT_DIR [--meta key=value ...]
 """
@@ -43,8 +44,44 @@ MEANING = {
 }
 
 
+def read_hypervisor(w):
+    """A "hypervisor" line (tests/lab/account.sh, tools/xen-lab/dom0/xentrace_count.py):
+    what Xen did for one domain in a traced window of trace_s seconds while the load
+    ran at `rate` units per second; the guests' domains are summed under "guests"."""
+    side = "dom0" if w.get("dom") == "0" else "guests"
+    counts = {k[len("count_"):]: number(v) for k, v in w.items() if k.startswith("count_")}
+    return {"backend": w["backend"], "test": w["test"], "side": side, "counts": counts,
+            "rate": number(w.get("rate", 0)), "trace_s": number(w.get("trace_s", 0)),
+            "lost_records": int(w.get("lost_records", 0))}
+
+
+def merge_hypervisor(rows):
+    """One row per (backend, test, side), the guests' domains added up, with per_unit:
+    each count less what the idle pass (test "idle") saw in as long a window, divided
+    by the units the window held (rate x trace_s)."""
+    merged = {}
+    for r in rows:
+        key = (r["backend"], r["test"], r["side"])
+        m = merged.setdefault(key, {**r, "counts": {}})
+        for k, v in r["counts"].items():
+            m["counts"][k] = m["counts"].get(k, 0) + v
+    idle = {side: {k: v / m["trace_s"] for k, v in m["counts"].items()}
+            for (_, test, side), m in merged.items() if test == "idle" and m["trace_s"] > 0}
+    out = []
+    for (_, test, side), m in merged.items():
+        units = m["rate"] * m["trace_s"]
+        if test == "idle" or units <= 0:
+            continue
+        background = idle.get(side, {})
+        m["per_unit"] = {k: (v - background.get(k, 0) * m["trace_s"]) / units
+                         for k, v in m["counts"].items()}
+        m["idle_subtracted"] = bool(background)
+        out.append(m)
+    return out
+
+
 def read(lines):
-    accounts, profiles = [], []
+    accounts, profiles, hypervisor = [], [], []
     for line in lines:
         line = line.strip()
         if not line.startswith("LAB-RESULT scenario=account "):
@@ -66,7 +103,9 @@ def read(lines):
             profiles.append({"backend": w["backend"], "test": w["test"],
                              "rank": int(w["rank"]), "pct": number(w["pct"]),
                              "comm": w["comm"], "sym": w["sym"]})
-    return accounts, profiles
+        elif kind == "hypervisor":
+            hypervisor.append(read_hypervisor(w))
+    return accounts, profiles, merge_hypervisor(hypervisor)
 
 
 def fmt(v):
@@ -77,6 +116,28 @@ def fmt(v):
     return f"{v:.3g}"
 
 
+def hypervisor_tables(rows, test, backends, floor=0.5):
+    """Per side (dom0, guests): Xen's work per unit for each backend, the counters of at
+    least `floor` per unit somewhere, largest first."""
+    out = []
+    for side in ("dom0", "guests"):
+        by = {r["backend"]: r for r in rows if r["test"] == test and r["side"] == side}
+        if not by:
+            continue
+        keys = {k for r in by.values() for k, v in r["per_unit"].items() if v >= floor}
+        keys = sorted(keys, key=lambda k: -max(r["per_unit"].get(k, 0) for r in by.values()))
+        lost = sum(r["lost_records"] for r in by.values())
+        net = ", less an idle dom0's rate" if all(r["idle_subtracted"] for r in by.values()) else ""
+        out += [f"What Xen did for {side} (xentrace; hc = hypercall, sub = multicall entry, "
+                f"pv = an entry Xen handled{net}; lost records: {lost}):", "",
+                "| event | " + " | ".join(backends) + " |", "|---|" + "---|" * len(backends)]
+        for k in keys:
+            vals = [fmt(by[b]["per_unit"].get(k, 0)) if b in by else "–" for b in backends]
+            out.append(f"| {k} | " + " | ".join(vals) + " |")
+        out.append("")
+    return out
+
+
 def markdown(doc):
     m = doc["meta"]
     out = ["# Lab cost account: kernel netback vs unetbackd, same boot", "",
@@ -85,12 +146,13 @@ def markdown(doc):
            "transaction (ping-pong); kprobe counts are dom0-wide, system calls and context "
            "switches are the backend's own threads (netback: its vif kthreads; its NAPI "
            "work runs in softirq and makes no system calls).", ""]
-    tests = sorted({a["test"] for a in doc["accounts"]}, key=lambda t: list(LABEL).index(t)
+    rows_all = doc["accounts"] + doc.get("hypervisor", [])
+    tests = sorted({a["test"] for a in rows_all}, key=lambda t: list(LABEL).index(t)
                    if t in LABEL else 99)
-    backends = sorted({a["backend"] for a in doc["accounts"]}, key=lambda b: b != "netback")
+    backends = sorted({a["backend"] for a in rows_all}, key=lambda b: b != "netback")
     for test in tests:
         rows = {a["backend"]: a for a in doc["accounts"] if a["test"] == test}
-        unit = next(iter(rows.values()))["unit"]
+        unit = next((r["unit"] for r in rows.values()), "unit")
         out += [f"## {LABEL.get(test, test)} (per {unit})", "",
                 "| counter | " + " | ".join(backends) + " |",
                 "|---|" + "---|" * len(backends)]
@@ -99,6 +161,7 @@ def markdown(doc):
             vals = [fmt(rows[b]["per_unit"].get(k)) if b in rows else "–" for b in backends]
             out.append(f"| {MEANING[k]} | " + " | ".join(vals) + " |")
         out.append("")
+        out += hypervisor_tables(doc.get("hypervisor", []), test, backends)
         for b in backends:
             top = [p for p in doc["profiles"] if p["backend"] == b and p["test"] == test]
             if top:
@@ -114,11 +177,12 @@ def main(argv):
         return 2
     log, out = pathlib.Path(argv[1]), pathlib.Path(argv[2])
     meta = parse_words(" ".join(argv[4:])) if len(argv) > 3 and argv[3] == "--meta" else {}
-    accounts, profiles = read(log.read_text(errors="replace").replace("\r", "").splitlines())
+    accounts, profiles, hypervisor = read(
+        log.read_text(errors="replace").replace("\r", "").splitlines())
     if not accounts:
         print(f"account_report.py: no account lines in {log}", file=sys.stderr)
         return 1
-    doc = {"meta": meta, "accounts": accounts, "profiles": profiles}
+    doc = {"meta": meta, "accounts": accounts, "profiles": profiles, "hypervisor": hypervisor}
     out.mkdir(parents=True, exist_ok=True)
     (out / "account.json").write_text(json.dumps(doc, indent=1) + "\n")
     (out / "account.md").write_text(markdown(doc))
