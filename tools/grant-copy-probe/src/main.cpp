@@ -4,6 +4,8 @@
 //   gntdev     xengnttab_grant_copy (IOCTL_GNTDEV_GRANT_COPY): the daemon's path
 //              today. The kernel pins the local page of every segment and issues
 //              the hypercall in batches of at most 16 segments.
+//              gref_to_gref through gntdev pins nothing: the guest-to-guest copy
+//              of the direct path's stage (b) (docs/direct-path.md).
 //   hypercall  GNTTABOP_copy through privcmd (libxencall), both sides grant refs,
 //              the local buffers granted once to this domain itself (gntalloc):
 //              one hypercall per batch and no page pinning per segment.
@@ -84,6 +86,9 @@ class self_granted_pages {
   std::byte* data_ = nullptr;
 };
 
+/// What a segment copies between: a grant ref or the probe's own memory.
+enum class copy_sides { gref_to_local, local_to_gref, gref_to_gref };
+
 /// One measured configuration.
 struct result {
   std::uint64_t segments = 0;
@@ -159,8 +164,12 @@ class probe {
   void run_all() {
     for (const std::uint32_t len : cfg_.lengths) {
       for (const std::uint32_t batch : cfg_.batches) {
-        report("gntdev", "gref_to_local", len, batch, gntdev_round(len, batch, true));
-        report("gntdev", "local_to_gref", len, batch, gntdev_round(len, batch, false));
+        report("gntdev", "gref_to_local", len, batch,
+               gntdev_round(len, batch, copy_sides::gref_to_local));
+        report("gntdev", "local_to_gref", len, batch,
+               gntdev_round(len, batch, copy_sides::local_to_gref));
+        report("gntdev", "gref_to_gref", len, batch,
+               gntdev_round(len, batch, copy_sides::gref_to_gref));
         report("hypercall", "gref_to_gref", len, batch, hypercall_round(len, batch));
       }
     }
@@ -175,22 +184,31 @@ class probe {
     return m;
   }
 
-  result gntdev_round(std::uint32_t len, std::uint32_t batch, bool from_gref) {
+  /// One gntdev segment of `sides` for page i.
+  [[nodiscard]] xengnttab_grant_copy_segment_t gntdev_segment(copy_sides sides, std::uint32_t i,
+                                                              std::uint32_t len) const {
+    xengnttab_grant_copy_segment_t s{};
+    s.len = static_cast<std::uint16_t>(len);
+    if (sides == copy_sides::local_to_gref) {
+      s.source.virt = source_.at(i);
+    } else {
+      s.source.foreign = {source_.ref(i), 0, cfg_.domid};
+      s.flags |= GNTCOPY_source_gref;
+    }
+    if (sides == copy_sides::gref_to_local) {
+      s.dest.virt = local_ + std::size_t{i} * page;
+    } else {
+      s.dest.foreign = {dest_.ref(i), 0, cfg_.domid};
+      s.flags |= GNTCOPY_dest_gref;
+    }
+    return s;
+  }
+
+  result gntdev_round(std::uint32_t len, std::uint32_t batch, copy_sides sides) {
     std::vector<xengnttab_grant_copy_segment_t> segs(batch);
     auto call = [&] {
       for (std::uint32_t i = 0; i < batch; ++i) {
-        auto& s = segs[i];
-        s = {};
-        s.len = static_cast<std::uint16_t>(len);
-        if (from_gref) {
-          s.source.foreign = {source_.ref(i), 0, cfg_.domid};
-          s.dest.virt = local_ + i * page;
-          s.flags = GNTCOPY_source_gref;
-        } else {
-          s.source.virt = source_.at(i);
-          s.dest.foreign = {dest_.ref(i), 0, cfg_.domid};
-          s.flags = GNTCOPY_dest_gref;
-        }
+        segs[i] = gntdev_segment(sides, i, len);
       }
       std::uint64_t failed = 0;
       if (xengnttab_grant_copy(gnttab_, batch, segs.data()) != 0) {
@@ -201,8 +219,10 @@ class probe {
       }
       return failed;
     };
+    std::byte* dest = sides == copy_sides::gref_to_local ? local_ : dest_.at(0);
+    std::memset(dest, 0, std::size_t{batch} * page);  // a stale copy must not pass
     result r = timed(cfg_.rounds, batch, call);
-    r.wrong_bytes = compare(from_gref ? local_ : dest_.at(0), len, batch);
+    r.wrong_bytes = compare(dest, len, batch);
     return r;
   }
 
