@@ -9,57 +9,16 @@
 # (where the module is loaded), the ports isolated (then no frame passes at all). Traffic to the host goes through the TAP throughout.
 # While the guests' unicast goes direct, learning frames keep their MACs in the
 # bridge's FDB (a 6 s ageing time, 15 s of direct pings: no fallback).
+# The other fallbacks (broadcast, a spoofed source MAC, MTU, an nft bridge table,
+# VLAN filtering) are test_direct_path_fallbacks.sh's; both use direct_path_lib.sh.
 source "$(dirname "$0")/lib.sh"
 BYTES=${UNETBACK_DIRECT_BYTES:-100000000}
-PC="$UNETBACK_BIN/payload-check"
-[[ -x "$PC" ]] || fail "payload-check not built ($PC)"
+source "$(dirname "$0")/direct_path_lib.sh"
 start_xenstored
 start_host_ns
 start_daemon --max-queues 2 --direct-path true
 start_guest 1 2
 start_guest 2 2
-
-tap_bytes() {  # tap_bytes VIF: rx + tx bytes the TAP's own statistics count
-  local s=/sys/class/net/$1/statistics
-  ip netns exec "$HOST_NS" sh -c "echo \$((\$(cat $s/rx_bytes) + \$(cat $s/tx_bytes)))"
-}
-pair_is() {  # pair_is on|off: the daemon's latest verdict on vif1.0 <-> vif2.0
-  grep "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log" | tail -1 | grep -q ": $1"
-}
-learn_macs() {  # both guests talk through the bridge (ARP, ping): its FDB learns them
-  ip netns exec "$(guest_ns 1)" ping -q -c 3 -i 0.2 "$(guest_ip 2)" >/dev/null ||
-    fail "guest 1 cannot ping guest 2"
-}
-
-# g2g_transfer FROM TO: BYTES of a seeded payload over TCP, verified at TO.
-g2g_transfer() {
-  local from=$1 to=$2 seed=$((RANDOM * 32768 + RANDOM))
-  ip netns exec "$(guest_ns "$to")" "$PC" tcp-recv --listen "$(guest_ip "$to"):5302" \
-    --bytes "$BYTES" --seed "$seed" --timeout 60 >"$WORLD/recv.json" 2>"$LOGS/pc-recv.log" &
-  local rpid=$!
-  sleep 0.3
-  ip netns exec "$(guest_ns "$from")" "$PC" tcp-send --to "$(guest_ip "$to"):5302" \
-    --bytes "$BYTES" --seed "$seed" --timeout 60 >/dev/null 2>"$LOGS/pc-send.log" ||
-    fail "tcp-send guest $from -> guest $to failed (seed $seed)"
-  wait "$rpid" || true
-  [[ $(jq -r .ok "$WORLD/recv.json") == true ]] ||
-    fail "payload damaged guest $from -> guest $to (seed $seed): $(cat "$WORLD/recv.json")"
-  log "guest $from -> guest $to: $BYTES bytes intact, $(jq -r '.mbit_s|floor' "$WORLD/recv.json") Mbit/s"
-}
-
-# transfer_through_taps yes|no FROM TO: a transfer, and whether the TAPs carried it.
-transfer_through_taps() {
-  local want=$1 before1 before2 moved
-  before1=$(tap_bytes vif1.0) before2=$(tap_bytes vif2.0)
-  g2g_transfer "$2" "$3"
-  moved=$(($(tap_bytes vif1.0) - before1 + $(tap_bytes vif2.0) - before2))
-  log "the TAPs counted $moved bytes"
-  if [[ $want == no ]]; then
-    ((moved < BYTES / 100)) || fail "the TAPs carried $moved bytes of a direct transfer"
-  else
-    ((moved > BYTES)) || fail "the TAPs carried only $moved bytes on the TAP path"
-  fi
-}
 
 # udp_flows FROM TO N: N UDP request/response flows, each from its own port, so
 # that the guests' queue choice (a flow hash) spreads them over both queues.
@@ -99,7 +58,6 @@ transfer_through_taps no 2 1
 udp_flows 2 1 32
 assert_all_queues_moved vif1.0 2
 # The daemon counts what the TAPs did not: both ways, on both vifs.
-direct_sum() { ctl stats "$1" --json | jq "[.[0].direct.queues[].$2] | add"; }
 for pair in vif1.0:vif2.0 vif2.0:vif1.0; do
   v=${pair%:*}
   [[ $(ctl stats "$v" --json | jq -r '.[0].direct.peers | join(" ")') == "${pair#*:}" ]] ||
@@ -123,10 +81,10 @@ for g in 1 2; do
   ip netns exec "$(guest_ns "$g")" ping -q -b -c 1 -W 1 198.18.0.255 >/dev/null 2>&1 || true
 done
 set_ageing 600
-verdicts_before=$(grep -c "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log")
+verdicts_before=$(verdicts)
 ip netns exec "$(guest_ns 1)" ping -q -c 75 -i 0.2 "$(guest_ip 2)" >/dev/null ||
   fail "guest 1 cannot ping guest 2 while direct"
-verdicts_after=$(grep -c "direct path vif1.0 <-> vif2.0: " "$LOGS/unetbackd.log")
+verdicts_after=$(verdicts)
 ((verdicts_after == verdicts_before)) ||
   fail "the pair changed verdict under a 6 s ageing time: $(grep "direct path vif1.0 <-> vif2.0: " \
     "$LOGS/unetbackd.log" | tail -n +"$((verdicts_before + 1))" | head -3)"

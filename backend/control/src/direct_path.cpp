@@ -120,6 +120,9 @@ void direct_path::probe() {
   std::map<std::string, direct::bridge_facts> bridges;
   for (const auto& [id, vif] : vifs_) {
     ports.emplace_back(id, facts_of(id, vif, filters));
+    if (const auto mtu = ports.back().second.mtu) {
+      pairing_.set_mtu(key_of(id), *mtu);  // `ip link set ... mtu` since the vif connected
+    }
     const auto& bridge = ports.back().second.bridge;
     if (!bridge.empty() && !bridges.contains(bridge)) {
       bridges.emplace(bridge, facts_->bridge(bridge, filters));

@@ -76,6 +76,7 @@ port_facts host_probe::port(std::string_view ifname, const tap::mac_address& gue
     return f;
   }
   f.netdev_rules = filters.netdev_rules(ifname);
+  f.mtu = number_at(net(ifname) / "mtu");
   std::error_code ec;
   const auto master = std::filesystem::read_symlink(net(ifname) / "master", ec);
   const auto brport = net(ifname) / "brport";

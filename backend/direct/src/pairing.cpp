@@ -67,6 +67,17 @@ void pairing::set_pairs(std::span<const std::pair<vif_key, vif_key>> pairs) {
   }
 }
 
+void pairing::set_mtu(vif_key key, std::uint32_t mtu) {
+  const auto it = vifs_.find(key);
+  if (it == vifs_.end() || it->second.guest.mtu == mtu) {
+    return;
+  }
+  it->second.guest.mtu = mtu;
+  if (!peers_of(key).empty()) {
+    republish();
+  }
+}
+
 bool pairing::paired(vif_key a, vif_key b) const {
   return pairs_.contains({std::min(a, b), std::max(a, b)});
 }

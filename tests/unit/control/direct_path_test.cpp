@@ -109,6 +109,25 @@ TEST_F(DirectPathControl, AsksAPairedGuestsQueuesForALearningFrameOnceItsEntryAg
   EXPECT_EQ(qb.port->counters().learning_frames.load(), 0U) << "B's entry is young";
 }
 
+TEST_F(DirectPathControl, APeersMtuLoweredOnTheHostSendsItsLargerFramesToTheHost) {
+  add_both();  // both TAPs' MTU 1500 when they connected
+  ASSERT_TRUE(path_->paired(a_, b_));
+  const auto big = a_to_b(1400);  // an IPv4 packet of 1428 bytes
+  EXPECT_GT(qa.write(big), 0);
+  EXPECT_EQ(qb.read(), big) << "fits 1500: direct";
+  facts_->ports["vif2.0"].mtu = 1300;  // ip link set vif2.0 mtu 1300
+  path_->probe();
+  ASSERT_TRUE(path_->paired(a_, b_)) << "an MTU is no pairing rule";
+  EXPECT_GT(qa.write(big), 0);
+  EXPECT_EQ(qa.host_received(), big) << "the bridge, not the daemon, must see it";
+  EXPECT_TRUE(qb.read().empty());
+  const auto mtu = static_cast<std::size_t>(direct::route_reason::exceeds_peer_mtu);
+  EXPECT_EQ(qa.port->counters().to_host[mtu].load(), 1U);
+  const auto small = a_to_b(1200);
+  EXPECT_GT(qa.write(small), 0);
+  EXPECT_EQ(qb.read(), small) << "what fits 1300 still goes direct";
+}
+
 TEST_F(DirectPathControl, AnUnpairedGuestIsNotAskedForLearningFrames) {
   facts_->ports["vif1.0"].forwarding = false;
   facts_->ports["vif1.0"].fdb_age_cs = 20000;

@@ -107,6 +107,14 @@ TEST_F(HostProbe, PortStateAndIsolationAreRead) {
   EXPECT_TRUE(f.isolated);
 }
 
+TEST_F(HostProbe, ThePortsMtuIsReadEachTime) {
+  EXPECT_FALSE(probe().port("vif3.0", guest_mac).mtu.has_value()) << "no mtu file";
+  write(net("vif3.0") / "mtu", "1500");
+  EXPECT_EQ(probe().port("vif3.0", guest_mac).mtu, std::optional<std::uint32_t>{1500U});
+  write(net("vif3.0") / "mtu", "1300");
+  EXPECT_EQ(probe().port("vif3.0", guest_mac).mtu, std::optional<std::uint32_t>{1300U});
+}
+
 TEST_F(HostProbe, TheFdbMustGiveThisPortForTheGuestsMac) {
   fdb({entry(guest_mac, 0x001)});
   EXPECT_FALSE(probe().port("vif3.0", guest_mac).fdb_age_cs.has_value());

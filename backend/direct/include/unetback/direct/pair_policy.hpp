@@ -25,6 +25,9 @@ struct port_facts {
   bool packet_socket = false;  ///< an AF_PACKET socket is bound to it (or to every device)
   bool tc_or_xdp = false;      ///< a non-default qdisc, a tc filter or an XDP program on it
   bool netdev_rules = false;   ///< an nft chain of family netdev hooks it
+  /// Its MTU now (`mtu`); not a pairing rule: the peers' routes use it
+  /// (frame_route.hpp). Empty when it cannot be read.
+  std::optional<std::uint32_t> mtu;
 };
 
 /// What the host says about the bridge both ports are on.

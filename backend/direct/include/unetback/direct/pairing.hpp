@@ -55,6 +55,9 @@ class pairing {
   void remove(vif_key key);
   /// Makes `pairs` (unordered; keys not added are ignored) the paired vifs.
   void set_pairs(std::span<const std::pair<vif_key, vif_key>> pairs);
+  /// The vif's MTU changed (its TAP's, which the bridge enforces): its peers
+  /// route by the new one from the next publish on. Unknown keys are ignored.
+  void set_mtu(vif_key key, std::uint32_t mtu);
 
   [[nodiscard]] bool paired(vif_key a, vif_key b) const;
   [[nodiscard]] std::size_t ring_count() const { return rings_.size(); }
