@@ -1,11 +1,11 @@
 // unetback-grant-copy-probe: what one GNTTABOP_copy segment costs on this Xen,
 // through the two ways a dom0 process can issue it (issue #15, docs/performance.md
 // "What a grant copy costs"):
-//   gntdev     xengnttab_grant_copy (IOCTL_GNTDEV_GRANT_COPY): the daemon's path
-//              today. The kernel pins the local page of every segment and issues
-//              the hypercall in batches of at most 16 segments.
-//              gref_to_gref through gntdev pins nothing: the guest-to-guest copy
-//              of the direct path's stage (b) (docs/direct-path.md).
+//   gntdev     the daemon's own grant table (platform::xen_platform, over
+//              xengnttab_grant_copy / IOCTL_GNTDEV_GRANT_COPY), as its workers use it. The kernel
+//              pins the local page of every segment and issues the hypercall in batches of at most
+//              16 segments. gref_to_gref through gntdev pins nothing: the guest-to-guest copy of
+//              the direct path's stage (b) (docs/direct-path.md).
 //   hypercall  GNTTABOP_copy through privcmd (libxencall), both sides grant refs,
 //              the local buffers granted once to this domain itself (gntalloc):
 //              one hypercall per batch and no page pinning per segment.
@@ -23,9 +23,8 @@
 extern "C" {
 #include <xen/grant_table.h>
 #include <xen/sys/gntalloc.h>
-#include <xen/xen.h>  // before grant_table.h
+#include <xen/xen.h>
 #include <xencall.h>
-#include <xengnttab.h>
 }
 
 #include <fmt/format.h>
@@ -34,9 +33,13 @@ extern "C" {
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "unetback/platform/grant_table.hpp"
+#include "unetback/platform/xen/xen_platform.hpp"
 
 namespace {
 
@@ -132,10 +135,9 @@ class probe {
  public:
   explicit probe(const probe_config& c)
       : cfg_(c), source_(c.domid, max_batch()), dest_(c.domid, max_batch()) {
-    gnttab_ = xengnttab_open(nullptr, 0);
     xcall_ = xencall_open(nullptr, 0);
-    if (gnttab_ == nullptr || xcall_ == nullptr) {
-      die("xengnttab_open / xencall_open");
+    if (xcall_ == nullptr) {
+      die("xencall_open");
     }
     void* local = ::mmap(nullptr, max_batch() * page, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -158,7 +160,6 @@ class probe {
     xencall_free_buffer(xcall_, ops_);
     ::munmap(local_, max_batch() * page);
     xencall_close(xcall_);
-    xengnttab_close(gnttab_);
   }
 
   void run_all() {
@@ -185,9 +186,10 @@ class probe {
   }
 
   /// One gntdev segment of `sides` for page i.
-  [[nodiscard]] xengnttab_grant_copy_segment_t gntdev_segment(copy_sides sides, std::uint32_t i,
-                                                              std::uint32_t len) const {
-    xengnttab_grant_copy_segment_t s{};
+  [[nodiscard]] unetback::platform::grant_copy_segment gntdev_segment(copy_sides sides,
+                                                                      std::uint32_t i,
+                                                                      std::uint32_t len) const {
+    unetback::platform::grant_copy_segment s{};
     s.len = static_cast<std::uint16_t>(len);
     if (sides == copy_sides::local_to_gref) {
       s.source.virt = source_.at(i);
@@ -205,13 +207,13 @@ class probe {
   }
 
   result gntdev_round(std::uint32_t len, std::uint32_t batch, copy_sides sides) {
-    std::vector<xengnttab_grant_copy_segment_t> segs(batch);
+    std::vector<unetback::platform::grant_copy_segment> segs(batch);
     auto call = [&] {
       for (std::uint32_t i = 0; i < batch; ++i) {
         segs[i] = gntdev_segment(sides, i, len);
       }
       std::uint64_t failed = 0;
-      if (xengnttab_grant_copy(gnttab_, batch, segs.data()) != 0) {
+      if (!gnttab_->copy(segs)) {
         return std::uint64_t{batch};
       }
       for (const auto& s : segs) {
@@ -280,7 +282,8 @@ class probe {
   probe_config cfg_;
   self_granted_pages source_;
   self_granted_pages dest_;
-  xengnttab_handle* gnttab_ = nullptr;
+  std::unique_ptr<unetback::platform::grant_table> gnttab_ =
+      unetback::platform::xen_platform(unetback::domid{cfg_.domid}).open_grant_table();
   xencall_handle* xcall_ = nullptr;
   std::byte* local_ = nullptr;
   gnttab_copy_t* ops_ = nullptr;
