@@ -364,7 +364,7 @@ class AccountReport(unittest.TestCase):
                                       "hypervisor": hyp})
         dom0 = md[md.index("for dom0"):md.index("for guests")]
         self.assertIn("lost records: 1", dom0)
-        self.assertNotIn("less an idle", dom0)  # no idle pass in this log
+        self.assertNotIn("less the idle pass", dom0)  # no idle pass in this log
         self.assertLess(dom0.index("| hc_iret | 3 | 12 |"),
                         dom0.index("| hc_grant_table_op | 2 | 0 |"))
         self.assertNotIn("pv_page_fault", dom0)  # under 0.5 per unit everywhere
@@ -382,6 +382,9 @@ class AccountReport(unittest.TestCase):
         self.assertEqual(len(hyp), 1)  # the idle row only serves the subtraction
         self.assertAlmostEqual(hyp[0]["per_unit"]["hc_iret"], (50500 - 100 * 5) / 1000)
         self.assertTrue(hyp[0]["idle_subtracted"])
+        md = account_report.markdown({"meta": {}, "accounts": [], "profiles": [],
+                                      "hypervisor": hyp})
+        self.assertIn("less the idle pass's rate", md)
 
 
 def trace_record(event, extra, tsc=True):

@@ -127,7 +127,7 @@ def hypervisor_tables(rows, test, backends, floor=0.5):
         keys = {k for r in by.values() for k, v in r["per_unit"].items() if v >= floor}
         keys = sorted(keys, key=lambda k: -max(r["per_unit"].get(k, 0) for r in by.values()))
         lost = sum(r["lost_records"] for r in by.values())
-        net = ", less an idle dom0's rate" if all(r["idle_subtracted"] for r in by.values()) else ""
+        net = ", less the idle pass's rate" if all(r["idle_subtracted"] for r in by.values()) else ""
         out += [f"What Xen did for {side} (xentrace; hc = hypercall, sub = multicall entry, "
                 f"pv = an entry Xen handled{net}; lost records: {lost}):", "",
                 "| event | " + " | ".join(backends) + " |", "|---|" + "---|" * len(backends)]
