@@ -11,11 +11,28 @@
 // - A sender that faults mid-flood is unpaired with frames in flight, and the
 //   good guest is served on.
 // - As a receiver, its bad RX grants give error slots, as for TAP frames.
+// - With a second vif of its own (vif2.1: A and B the same domain), it pairs
+//   like any two vifs, its flood reaches the other vif intact, and closing that
+//   vif mid-flood unpairs it while the sender is served on through the host.
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "harness/hostile_fixture.hpp"
+#include "unetback/test_support/socket_frame_port.hpp"
 
 namespace unetback::hostile {
 namespace {
@@ -33,6 +50,96 @@ std::uint64_t direct_sum(const nlohmann::json& stats, const std::string& field) 
   return sum_field(stats[0]["direct"]["queues"], field);
 }
 
+/// The hostile guest's second vif (vif2.1), well behaved: netfront-sim's
+/// frontend device runs its handshake and its queue's worker, whose "TAP" is
+/// a socketpair; the test holds the far end (12-byte vnet header + frame).
+class sibling_vif {
+ public:
+  static constexpr const char* mac = "00:16:3e:00:00:21";
+  static constexpr const char* name = "vif2.1";
+  static constexpr std::uint32_t devid = 1;
+  static constexpr std::size_t vnet_hdr_bytes = 12;
+
+  explicit sibling_vif(hostile_guest& g) : g_(g) {
+    g.host().network_attach(hostile_guest::id, mac, devid);
+    sim::device_options d;
+    d.self = hostile_guest::id;
+    d.devid = devid;
+    d.request = {1, false, true, true, true, false};
+    auto opener = [this](std::uint32_t queues, const sim::backend_features&,
+                         const std::optional<std::string>&) {
+      std::vector<std::unique_ptr<platform::frame_port>> ports;
+      for (std::uint32_t q = 0; q < queues; ++q) {
+        std::array<int, 2> sv{};
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv.data()) != 0) {
+          throw std::runtime_error("socketpair failed");
+        }
+        ports.push_back(std::make_unique<test_support::socket_frame_port>(sv[0]));
+        peers_.push_back(sv[1]);
+      }
+      return ports;
+    };
+    device_ = std::make_unique<sim::frontend_device>(g.memory(), g.xs(), d, opener);
+    device_->write_state(sim::xenbus_state::initialising);
+  }
+  ~sibling_vif() {
+    device_.reset();
+    for (const int fd : peers_) {
+      ::close(fd);
+    }
+  }
+  sibling_vif(const sibling_vif&) = delete;
+  sibling_vif& operator=(const sibling_vif&) = delete;
+
+  /// Runs the handshake until both ends are Connected.
+  bool connect() {
+    return wait_until(
+        [&] {
+          try {
+            (void)device_->on_backend_changed();
+          } catch (const std::exception&) {
+            // a transient XenStore error: the next round retries
+          }
+          return device_->connected() && backend_state() == 4;
+        },
+        state_timeout);
+  }
+  /// The frontend closes the vif (state 5, then 6), as a guest unplugging it.
+  void close() { device_->close(); }
+  [[nodiscard]] std::optional<int> backend_state() {
+    const auto s = g_.host().read(fmt::format("{}/state", backend_path()));
+    return s ? std::optional<int>(std::stoi(*s)) : std::nullopt;
+  }
+  /// The guest transmits `frame` (its queue's worker puts it on the TX ring).
+  bool send(std::span<const std::uint8_t> frame) {
+    std::vector<std::uint8_t> msg(vnet_hdr_bytes, 0);
+    msg.insert(msg.end(), frame.begin(), frame.end());
+    return ::send(peers_.at(0), msg.data(), msg.size(), 0) == static_cast<ssize_t>(msg.size());
+  }
+  /// The next frame the guest received within `timeout`, without its vnet header.
+  std::optional<std::vector<std::uint8_t>> receive(std::chrono::milliseconds timeout) {
+    pollfd p{peers_.at(0), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1) {
+      return std::nullopt;
+    }
+    std::vector<std::uint8_t> msg(vnet_hdr_bytes + 65536);
+    const ssize_t n = ::recv(peers_.at(0), msg.data(), msg.size(), 0);
+    if (n < static_cast<ssize_t>(vnet_hdr_bytes)) {
+      return std::nullopt;
+    }
+    return std::vector<std::uint8_t>(msg.begin() + vnet_hdr_bytes, msg.begin() + n);
+  }
+
+ private:
+  [[nodiscard]] static std::string backend_path() {
+    return fmt::format("/local/domain/0/backend/vif/{}/{}", hostile_guest::id.value(), devid);
+  }
+
+  hostile_guest& g_;
+  std::unique_ptr<sim::frontend_device> device_;
+  std::vector<int> peers_;
+};
+
 class DirectPath : public hostile_test {
  protected:
   world_options world_config() override { return {{"--direct-path", "true"}}; }
@@ -44,10 +151,32 @@ class DirectPath : public hostile_test {
     no_bridge_netfilter();
     tx_driver& t = connect_and_drive();
     EXPECT_TRUE(w().wait_log("direct path vif1.0 <-> vif2.0: on")) << "the pair never went direct";
-    const auto f =
-        test_frame(parse_mac(good_mac), parse_mac(hostile_guest::mac), flood_frame_bytes, 0x3C);
-    std::memcpy(t.page(flood_page).data(), f.data(), f.size());
+    (void)aim_flood(t, good_mac);
     return t;
+  }
+
+  /// Connects the hostile guest and its second vif, teaches the bridge both
+  /// MACs and waits for the two to go direct.
+  tx_driver& pair_with_sibling(sibling_vif& sibling) {
+    no_bridge_netfilter();
+    tx_driver& t = connect_and_drive();
+    EXPECT_TRUE(sibling.connect()) << "vif2.1 did not connect";
+    EXPECT_TRUE(sibling.send(test_frame(bridge_mac(), parse_mac(sibling_vif::mac), 60, 0)));
+    EXPECT_TRUE(w().wait_log("direct path vif2.0 <-> vif2.1: on"))
+        << "the domain's two vifs never paired";
+    return t;
+  }
+
+  /// Puts a frame to `to` from the hostile guest in the flood page; returns it.
+  static std::vector<std::uint8_t> aim_flood(tx_driver& t, const char* to) {
+    auto f = test_frame(parse_mac(to), parse_mac(hostile_guest::mac), flood_frame_bytes, 0x3C);
+    std::memcpy(t.page(flood_page).data(), f.data(), f.size());
+    return f;
+  }
+
+  mac_bytes bridge_mac() {
+    const auto link = w().host_link_stats(world::bridge());
+    return parse_mac(link.is_object() ? link.value("address", std::string()) : std::string());
   }
 
   /// br_netfilter, where its module is loaded, would keep every pair on the
@@ -182,6 +311,104 @@ TEST_F(DirectPath, BadRxGrantsOfAPairedReceiverGiveErrorSlots) {
   EXPECT_EQ(good_rsp[0].status, 200);
   EXPECT_EQ(direct_sum(w().stats(hostile_guest::id), "rx_packets"), bad.size() + 1)
       << "the frames did not all come over the direct path";
+  expect_vif_connected();
+  expect_contained();
+}
+
+/// True for a frame of the flood (from the hostile guest's vif2.0); the good
+/// guest's broadcasts reach vif2.1 too.
+bool from_vif2_0(const std::vector<std::uint8_t>& f) {
+  const mac_bytes src = parse_mac(hostile_guest::mac);
+  return f.size() >= 12 && std::equal(src.begin(), src.end(), f.begin() + 6);
+}
+
+// A and B the same domain: the hostile guest's two vifs pair like any two
+// (only a vif and itself never do), and what vif2.0 floods arrives at vif2.1
+// byte for byte, or is dropped on a full ring and counted.
+TEST_F(DirectPath, TwoVifsOfOneDomainPairAndItsFloodArrivesIntact) {
+  sibling_vif sibling(guest());
+  tx_driver& t = pair_with_sibling(sibling);
+  const std::vector<std::uint8_t> frame = aim_flood(t, sibling_vif::mac);
+  begin_attack();
+  std::uint64_t sent = 0;
+  std::uint64_t arrived = 0;
+  std::uint64_t mangled = 0;
+  const auto drain = [&](std::chrono::milliseconds quiet) {
+    while (const auto f = sibling.receive(quiet)) {
+      if (from_vif2_0(*f)) {
+        ++arrived;
+        if (*f != frame) {
+          ++mangled;
+        }
+      }
+    }
+  };
+  for (int batch = 0; batch < 8; ++batch) {
+    for (std::size_t i = 0; i < flood_batch; ++i) {
+      t.put(t.slot(flood_page, 0, flood_frame_bytes));
+    }
+    t.push();
+    const auto r = t.responses(flood_batch);
+    ASSERT_EQ(r.size(), flood_batch) << "the backend stopped answering vif2.0";
+    for (const auto status : statuses(r)) {
+      EXPECT_EQ(status, rings::netif_rsp::okay);
+    }
+    sent += r.size();
+    drain(std::chrono::milliseconds(200));
+  }
+  drain(std::chrono::milliseconds(1000));
+  // The workers publish their counters a moment after the frames move.
+  std::uint64_t moved = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t received = 0;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        const auto a = w().stats(hostile_guest::id);
+        moved = direct_sum(a, "tx_packets");
+        dropped = direct_sum(a, "tx_drops_full");
+        received = direct_sum(w().stats(sibling_vif::name), "rx_packets");
+        return moved + dropped >= sent && received >= moved;
+      },
+      state_timeout))
+      << "the direct counters of vif2.0 and vif2.1 never accounted for the flood";
+  std::printf("same domain: %llu frames sent, %llu moved direct, %llu dropped, %llu arrived\n",
+              static_cast<unsigned long long>(sent), static_cast<unsigned long long>(moved),
+              static_cast<unsigned long long>(dropped), static_cast<unsigned long long>(arrived));
+  EXPECT_EQ(moved + dropped, sent) << "every frame of the flood goes direct or is dropped";
+  EXPECT_GT(moved, sent / 2) << "most of the flood did not go direct";
+  EXPECT_EQ(arrived, moved) << "frames moved direct did not all reach vif2.1's guest";
+  EXPECT_EQ(mangled, 0U) << "frames reached vif2.1 changed";
+  EXPECT_EQ(received, moved) << "vif2.1's direct rx_packets";
+  expect_vif_connected();
+  expect_contained();
+}
+
+// The domain unplugs its receiving vif mid-flood, its guest queue backed up
+// (nothing reads it): the pair goes, and vif2.0's frames to that MAC go to the
+// host from then on, each answered OKAY.
+TEST_F(DirectPath, ADomainUnpluggingItsPairedVifMidFloodIsServedOnThroughTheHost) {
+  sibling_vif sibling(guest());
+  tx_driver& t = pair_with_sibling(sibling);
+  (void)aim_flood(t, sibling_vif::mac);
+  begin_attack();
+  ASSERT_GT(flood(t, std::chrono::seconds(1)), 0U);
+  sibling.close();
+  EXPECT_TRUE(wait_until(
+      [&] {
+        const auto a = w().stats(hostile_guest::id);
+        if (!a.is_array() || a.empty() || !a[0].contains("direct")) {
+          return false;
+        }
+        const nlohmann::json& peers = a[0]["direct"]["peers"];
+        return std::find(peers.begin(), peers.end(), sibling_vif::name) == peers.end();
+      },
+      state_timeout))
+      << "vif2.0 still lists the unplugged vif2.1 as its peer";
+  const std::uint64_t tap_before = hostile_tap_rx_bytes();
+  const std::uint64_t sent = flood(t, std::chrono::seconds(1));
+  ASSERT_GT(sent, 0U);
+  EXPECT_GE(hostile_tap_rx_bytes() - tap_before, sent * flood_frame_bytes / 2)
+      << "after the unplug the frames did not go through vif2.0's TAP";
   expect_vif_connected();
   expect_contained();
 }

@@ -197,11 +197,11 @@ void world::domain_create(domid d) {
   }
 }
 
-void world::network_attach(domid d, const std::string& mac) {
+void world::network_attach(domid d, const std::string& mac, unsigned devid) {
   const int rc =
       run_command({"ip", "netns", "exec", host_ns_, bin("sim-xl").string(), "--xenstore",
                    (xs_dir() / "socket").string(), "network-attach", std::to_string(d.value()),
-                   std::string("bridge=") + bridge(), "mac=" + mac},
+                   std::string("bridge=") + bridge(), "mac=" + mac, fmt::format("devid={}", devid)},
                   logs() / "sim-xl.log", 60s);
   if (rc != 0) {
     throw std::runtime_error(fmt::format("sim-xl network-attach {} failed:\n{}\n{}", d.value(),
@@ -240,11 +240,10 @@ std::string world::sanitizer_report() const {
   return {};
 }
 
-nlohmann::json world::ctl_json(const std::string& command, domid d) {
-  const auto out =
-      capture_command({bin("unetbackctl").string(), "--socket", (dir_.path() / "ctl.sock").string(),
-                       command, fmt::format("vif{}.0", d.value()), "--json"},
-                      logs() / "unetbackctl.log", 10s);
+nlohmann::json world::ctl_json(const std::string& command, const std::string& vif) {
+  const auto out = capture_command({bin("unetbackctl").string(), "--socket",
+                                    (dir_.path() / "ctl.sock").string(), command, vif, "--json"},
+                                   logs() / "unetbackctl.log", 10s);
   if (!out) {
     return nullptr;
   }
@@ -252,11 +251,15 @@ nlohmann::json world::ctl_json(const std::string& command, domid d) {
 }
 
 nlohmann::json world::stats(domid d) {
-  return ctl_json("stats", d);
+  return stats(fmt::format("vif{}.0", d.value()));
+}
+
+nlohmann::json world::stats(const std::string& vif) {
+  return ctl_json("stats", vif);
 }
 
 nlohmann::json world::hash(domid d) {
-  return ctl_json("hash", d);
+  return ctl_json("hash", fmt::format("vif{}.0", d.value()));
 }
 
 std::uint64_t world::counter(domid d, const std::string& name) {

@@ -72,9 +72,9 @@ class world {
 
   /// `sim-xl domain-create`: introduces domain `d` to sim-xenstored.
   void domain_create(domid d);
-  /// `sim-xl network-attach d bridge=ubr0 mac=...` in the host namespace:
-  /// writes the vif nodes, waits for InitWait, runs the hotplug script.
-  void network_attach(domid d, const std::string& mac);
+  /// `sim-xl network-attach d bridge=ubr0 mac=... [devid=N]` in the host
+  /// namespace: writes the vif nodes, waits for InitWait, runs the hotplug script.
+  void network_attach(domid d, const std::string& mac, unsigned devid = 0);
 
   // ---- the daemon under test
   [[nodiscard]] child_process& daemon() { return *daemon_; }
@@ -88,10 +88,12 @@ class world {
   bool wait_log(const std::string& needle, std::chrono::milliseconds timeout = state_timeout);
   /// Sanitizer reports (ASan/UBSan/LSan) in the daemon's log, empty if none.
   [[nodiscard]] std::string sanitizer_report() const;
-  /// `unetbackctl COMMAND vif<d>.0 --json`; null on failure.
-  [[nodiscard]] nlohmann::json ctl_json(const std::string& command, domid d);
+  /// `unetbackctl COMMAND VIF --json`; null on failure.
+  [[nodiscard]] nlohmann::json ctl_json(const std::string& command, const std::string& vif);
   /// `unetbackctl stats vif<d>.0 --json`; null on failure.
   [[nodiscard]] nlohmann::json stats(domid d);
+  /// `unetbackctl stats VIF --json` (a domain's other vifs); null on failure.
+  [[nodiscard]] nlohmann::json stats(const std::string& vif);
   /// `unetbackctl hash vif<d>.0 --json`; null on failure.
   [[nodiscard]] nlohmann::json hash(domid d);
   /// A counter of vif<d>.0 summed over its queues (queue_counters.hpp names).
