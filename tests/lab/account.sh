@@ -114,29 +114,49 @@ profile() {
     sed "s/^/profile backend=$be test=$test /" | while read -r line; do result "$line"; done
 }
 
-# hypervisor BACKEND TEST UNIT LOAD_S COUNTER COMMAND...: the load (LOAD_S seconds
+# vif_moved BACKEND VIF WHAT: what BACKEND has moved for VIF so far; WHAT is
+# to_guest_bytes, from_guest_bytes or to_guest_packets. The kernel netback: the vif's
+# netdev statistics. unetbackd: its queue counters, which count every frame of the
+# guest's rings, also those the direct path moves past the TAP (whose statistics
+# never see them).
+vif_moved() {
+  local be=$1 vif=$2 what=$3 field
+  if [ "$be" = netback ]; then
+    case $what in
+      to_guest_bytes) field=tx_bytes ;; from_guest_bytes) field=rx_bytes ;; *) field=tx_packets ;;
+    esac
+    cat "/sys/class/net/$vif/statistics/$field"
+  else
+    case $what in
+      to_guest_bytes) field=rx_bytes ;; from_guest_bytes) field=tx_bytes ;; *) field=rx_packets ;;
+    esac
+    queue_counter_sum "$vif" "$field"
+  fi
+}
+
+# hypervisor BACKEND TEST UNIT LOAD_S VIF WHAT COMMAND...: the load (LOAD_S seconds
 # long) once more, traced with xentrace (the PV class and the scheduler's runstate
 # changes) in a steady window: from 2 s after it starts (past processes starting,
 # which cost page faults and page-table writes per run, not per unit) to 1 s before
-# it ends. COUNTER (a vif's statistics file: bytes for MB, packets for transactions)
-# is read around the window and gives the load's rate in it; the line carries that
-# rate and the window's counts per domain, and the report divides, less the idle
-# pass's rate (lab.xentrace=1). COUNTER "-": one unit per second.
+# it ends. What the backend moved for VIF (vif_moved WHAT: bytes for MB, packets for
+# transactions) is read at both ends of the window and gives the load's rate in it;
+# the line carries that rate and the window's counts per domain, and the report
+# divides, less the idle pass's rate (lab.xentrace=1). VIF "-": one unit per second.
 hypervisor() {
   [ "${LAB_XENTRACE:-0}" = 1 ] || return 0
-  local be=$1 test=$2 unit=$3 secs=$4 counter=$5 c0=0 c1=0 t0 t1 rate; shift 5
+  local be=$1 test=$2 unit=$3 secs=$4 vif=$5 what=$6 c0=0 c1=0 t0 t1 rate; shift 6
   rm -f /tmp/acct.xt
   "$@" >/dev/null 2>&1 &
   local load=$!
   sleep 2
-  [ "$counter" = - ] || read -r c0 <"$counter"
-  t0=$(now_ms)
+  t0=$(now_ms)   # each reading follows its time stamp by the same delay
+  [ "$vif" = - ] || c0=$(vif_moved "$be" "$vif" "$what")
   xentrace -e 0x0022f000 -S 1024 /tmp/acct.xt >/dev/null 2>&1 &
   local xt=$!
   sleep $((secs - 3))
   kill -INT "$xt"; wait "$xt"
   t1=$(now_ms)
-  [ "$counter" = - ] || read -r c1 <"$counter"
+  [ "$vif" = - ] || c1=$(vif_moved "$be" "$vif" "$what")
   wait "$load"
   case "$unit" in
     second) rate=1 ;;
@@ -157,14 +177,14 @@ guest_to_guest() {
   local be=$1 mac ip devid
   mac=$(lab_mac 5 "$2"); ip=$(lab_ip 5 "$2")
   devid=$(vif_attach peer "$mac") || return
-  local stats=/sys/class/net/vif$PEER_DOMID.$devid/statistics   # tx: to the peer
+  local vif=vif$PEER_DOMID.$devid   # the units: what reached the peer
   if wait_ping "$ip" 20; then
     count "$be" g2g_tcp MB iperf_exec "$ip" "$SECS" "$Q" to_guest acct
     profile "$be" g2g_tcp iperf_exec "$ip" "$SECS" "$Q" to_guest acct
-    hypervisor "$be" g2g_tcp MB "$HSECS" "$stats/tx_bytes" iperf_exec "$ip" "$HSECS" "$Q" to_guest acct
+    hypervisor "$be" g2g_tcp MB "$HSECS" "$vif" to_guest_bytes iperf_exec "$ip" "$HSECS" "$Q" to_guest acct
     count "$be" g2g_udp_pp transaction sockperf_exec "$ip" "$RR_SECS" udp acct
     profile "$be" g2g_udp_pp sockperf_exec "$ip" "$RR_SECS" udp acct
-    hypervisor "$be" g2g_udp_pp transaction "$HRR_SECS" "$stats/tx_packets" sockperf_exec "$ip" "$HRR_SECS" udp acct
+    hypervisor "$be" g2g_udp_pp transaction "$HRR_SECS" "$vif" to_guest_packets sockperf_exec "$ip" "$HRR_SECS" udp acct
   else check_fail "$be: no ping to the peer $ip"; fi
   vif_detach peer "$devid"
 }
@@ -174,23 +194,22 @@ measure() {   # measure BACKEND MAC_LOW
   mac=$(lab_mac 4 "$2"); ip=$(lab_ip 4 "$2")
   devid=$(vif_attach acct "$mac") || return
   wait_ping "$ip" 20 || { check_fail "$be: no ping"; vif_detach acct "$devid"; return; }
-  local dir moved stats=/sys/class/net/vif$DOMID.$devid/statistics   # tx: to the guest
+  local dir vif=vif$DOMID.$devid
   if [ "$G2G" != only ]; then
     for dir in to_guest from_guest; do
       count "$be" "tcp_$dir" MB iperf_exec "$ip" "$SECS" "$Q" "$dir"
       profile "$be" "tcp_$dir" iperf_exec "$ip" "$SECS" "$Q" "$dir"
-      moved=tx_bytes; [ "$dir" = from_guest ] && moved=rx_bytes
-      hypervisor "$be" "tcp_$dir" MB "$HSECS" "$stats/$moved" iperf_exec "$ip" "$HSECS" "$Q" "$dir"
+      hypervisor "$be" "tcp_$dir" MB "$HSECS" "$vif" "${dir}_bytes" iperf_exec "$ip" "$HSECS" "$Q" "$dir"
     done
     count "$be" udp_pp transaction sockperf_exec "$ip" "$RR_SECS"
     profile "$be" udp_pp sockperf_exec "$ip" "$RR_SECS"
-    hypervisor "$be" udp_pp transaction "$HRR_SECS" "$stats/tx_packets" sockperf_exec "$ip" "$HRR_SECS"
+    hypervisor "$be" udp_pp transaction "$HRR_SECS" "$vif" to_guest_packets sockperf_exec "$ip" "$HRR_SECS"
   fi
   [ "$G2G" != 0 ] && guest_to_guest "$be" "$2"
   vif_detach acct "$devid"
 }
 
-hypervisor none idle second "$HRR_SECS" - sleep "$HRR_SECS"
+hypervisor none idle second "$HRR_SECS" - - sleep "$HRR_SECS"
 netback_load 2
 measure netback 11
 netback_unload || fail "rmmod xen-netback"
