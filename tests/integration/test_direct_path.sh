@@ -20,6 +20,10 @@ start_daemon --max-queues 2 --direct-path true
 start_guest 1 2
 start_guest 2 2
 
+udp_port_bound() {  # udp_port_bound NETNS PORT
+  [[ -n "$(ip netns exec "$1" ss -Hlun "sport = :$2")" ]]
+}
+
 # udp_flows FROM TO N: N UDP request/response flows, each from its own port, so
 # that the guests' queue choice (a flow hash) spreads them over both queues.
 udp_flows() {
@@ -32,7 +36,9 @@ while True:
     data, peer = s.recvfrom(2048)
     s.sendto(data, peer)' "$(guest_ip "$2")" "$port" &
   local server=$!
-  sleep 0.3
+  # The server must be bound before the first flow: under load Python took
+  # longer to start than a fixed pause, and the first flows went unanswered.
+  wait_for 10 "the UDP echo server in guest $2" udp_port_bound "$(guest_ns "$2")" "$port"
   ip netns exec "$(guest_ns "$1")" python3 -c '
 import socket, sys
 answered = 0

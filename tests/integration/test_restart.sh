@@ -98,15 +98,18 @@ queue_packets() {  # "<queue> <tx+rx packets>" per queue, one stats call
   ctl stats "$VIF" --json | jq -r '.[0].queues[] | "\(.queue) \(.counters.tx_packets + .counters.rx_packets)"'
 }
 
-# active_queues: the queues whose packets grew over one second, i.e. those
-# carrying the iperf3 streams. A queue that only saw the handshake or the idle
-# control connection (CI saw one with 20 packets) carries nothing later either.
+# active_queues: the queues that carried at least ACTIVE_PACKETS packets over one
+# second, i.e. those carrying the iperf3 streams (thousands a second even under
+# load). A queue that only saw the handshake, an ARP or the idle control
+# connection carries nothing later either: one that moved 18 packets in all
+# counted as active once, and failed the check after the restart.
+ACTIVE_PACKETS=100
 active_queues() {
   local q n
   declare -A second_ago
   while read -r q n; do second_ago[$q]=$n; done < <(queue_packets)
   sleep 1
-  while read -r q n; do ((n > second_ago[$q])) && echo "$q"; done < <(queue_packets)
+  while read -r q n; do ((n >= second_ago[$q] + ACTIVE_PACKETS)) && echo "$q"; done < <(queue_packets)
   return 0
 }
 remember_queue_counters() {
