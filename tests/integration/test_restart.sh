@@ -165,7 +165,7 @@ PIDS+=($!)
 ip netns exec "$HOST_NS" iperf3 -s -1 -B "$HOST_IP" >"$LOGS/iperf3-server.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
-ip netns exec "$(guest_ns 1)" iperf3 -c "$HOST_IP" -t 20 -P 16 -J >"$WORLD/iperf3.json" 2>&1 &
+ip netns exec "$(guest_ns 1)" iperf3 -c "$HOST_IP" -t 30 -P 16 -J >"$WORLD/iperf3.json" 2>&1 &
 IPERF=$!
 sleep 3
 
@@ -204,6 +204,11 @@ start_again "$RESTARTS" "$slot"
 measure keep-vifs "$STOP_MS" "$BASE"
 assert_counters_carried_over "$BEFORE"
 remember_queue_counters
+# As after the first restart: 3 s of the streams under the new daemon. (Checked
+# only after iperf3's end, a queue whose flows were still backing off from the
+# restart's gap when the streams ended carried nothing once in CI.)
+sleep 3
+assert_queues_moved "${ACTIVE[@]}"
 
 wait "$IPERF" || fail "iperf3 failed: $(tail -5 "$WORLD/iperf3.json")"
 jq -e '.error | not' "$WORLD/iperf3.json" >/dev/null || fail "iperf3: $(jq -r .error "$WORLD/iperf3.json")"
@@ -211,6 +216,5 @@ last=$(jq '[.intervals[-3:][].sum.bytes] | add' "$WORLD/iperf3.json")
 log "iperf3: $(jq '.end.sum_received.bytes' "$WORLD/iperf3.json") bytes, last 3 s: $last bytes"
 ((last > 0)) || fail "no iperf3 bytes after the restarts"
 assert_frontend_stayed_connected
-assert_queues_moved "${ACTIVE[@]}"
 kill -0 "$(netfront_pid 1)" || fail "netfront-sim exited"
 log "PASS"
